@@ -1,0 +1,1 @@
+"""Learning components as scikit-learn estimators (form critic, page classifier, link learners)."""

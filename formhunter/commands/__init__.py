@@ -1,0 +1,1 @@
+"""Subcommands of the formhunter command line, one module each."""

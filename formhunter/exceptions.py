@@ -1,0 +1,65 @@
+"""Every exception formhunter raises on purpose, in one place.
+
+``FormhunterError`` is the root: the command line turns any of them into a
+clean message and exit code 2 (usage) or 1 (run failed). Failures on a single
+URL are never raised out of the engine; they are recorded and counted.
+"""
+
+
+class FormhunterError(Exception):
+    """Base of all formhunter errors."""
+
+    exit_code = 1
+
+
+class UsageError(FormhunterError):
+    """A flag, argument or input file is wrong; exit code 2."""
+
+    exit_code = 2
+
+
+class ConfigError(UsageError):
+    """A settings file or value is invalid, or names an unknown component."""
+
+
+class NotConfigured(FormhunterError):
+    """A component is switched off by the settings (the engine logs and skips it)."""
+
+
+class CatalogueError(FormhunterError):
+    """The catalogue file cannot be used (unreadable, locked, corrupt)."""
+
+
+class SchemaVersionError(CatalogueError):
+    """The catalogue was written by a newer, unknown schema version."""
+
+
+class ModelError(FormhunterError):
+    """A saved model is missing, unreadable or was made with incompatible libraries."""
+
+
+class FetchError(FormhunterError):
+    """A single fetch failed; carries a short ``kind`` used for counting."""
+
+    def __init__(self, kind: str, message: str = "") -> None:
+        super().__init__(f"{kind}: {message}" if message else kind)
+        self.kind = kind
+
+
+class ProxyUnreachable(FormhunterError):
+    """The configured HTTP proxy does not answer."""
+
+
+class ForbiddenAddress(FetchError):
+    """The host resolves to a loopback/private/link-local/multicast address (SSRF guard)."""
+
+    def __init__(self, message: str = "") -> None:
+        super().__init__("forbidden-address", message)
+
+
+class ParseError(FormhunterError):
+    """A document could not be parsed at all (empty or not markup)."""
+
+
+class RenderUnavailable(NotConfigured):
+    """No usable browser for rendering; the crawl goes on without it."""

@@ -1,0 +1,126 @@
+"""The records that flow between stages: pages, links, forms, fields, verdicts.
+
+They are plain slotted dataclasses so that the hot path stays cheap. The parser
+produces ``Page`` objects; the critic turns a ``Form`` into a ``Verdict``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit, urlunsplit
+
+#: Field types that carry no information a user fills in; left out of signatures.
+NON_DATA_TYPES = frozenset({"submit", "button", "image", "reset", "hidden"})
+
+
+@dataclass(slots=True)
+class Field:
+    """One control of a form.
+
+    ``type`` is the lower-cased input type, or ``select``/``textarea``/``button``.
+    ``options`` are the visible texts of a select's options (or radio/checkbox
+    labels); ``value`` is the default value.
+    """
+
+    name: str
+    type: str
+    label: str = ""
+    value: str = ""
+    options: list[str] = field(default_factory=list)
+    placeholder: str = ""
+
+
+@dataclass(slots=True)
+class Form:
+    """A form as found on a page.
+
+    ``action`` is absolute (resolved against the page's base URL); ``index`` is
+    the form's position in document order; ``text`` is the visible text inside
+    the form; ``context`` is text near it (headings before it, the page title is
+    on ``Page``). ``rendered`` is true when the form only exists after scripts ran.
+    """
+
+    action: str
+    method: str
+    fields: list[Field]
+    index: int = 0
+    submit_texts: list[str] = field(default_factory=list)
+    text: str = ""
+    context: str = ""
+    html: str = ""
+    attrs: dict[str, str] = field(default_factory=dict)
+    rendered: bool = False
+
+    @property
+    def signature(self) -> str:
+        return form_signature(self.action, self.method, [(f.name, f.type) for f in self.fields])
+
+
+def form_signature(action: str, method: str, fields: list[tuple[str, str]]) -> str:
+    """A stable id of a form within a site: action without query/fragment,
+    method, and the sorted (name, type) of its data-carrying fields.
+
+    The simulated web's ground truth uses this same function, so truth and
+    catalogue join on it.
+    """
+    parts = urlsplit(action)
+    base = urlunsplit((parts.scheme.lower(), parts.netloc.lower(), parts.path or "/", "", ""))
+    names = sorted({f"{n}:{t}" for n, t in fields if t not in NON_DATA_TYPES and n})
+    key = "\n".join([base, method.upper(), *names])
+    return hashlib.sha1(key.encode("utf-8")).hexdigest()[:20]
+
+
+@dataclass(slots=True)
+class Link:
+    """An outlink with the context the link scorers need.
+
+    ``url`` is canonical and absolute; ``anchor`` is the anchor text; ``around``
+    is the text near the anchor (ACHE's "around" feature space); ``leaf`` is the
+    index of the anchor's first text leaf in ``Page.leaves`` (-1 if it has none)
+    so that DOM offsets can be computed lazily (the apprentice's <term, d>).
+    """
+
+    url: str
+    anchor: str = ""
+    around: str = ""
+    leaf: int = -1
+    nofollow: bool = False
+
+
+@dataclass(slots=True)
+class Page:
+    """A fetched and parsed page.
+
+    ``url`` is the canonical URL that was requested; ``final_url`` the one after
+    redirects. ``leaves`` are the page's visible text leaves in document order
+    (used for DOM-offset features).
+    """
+
+    url: str
+    final_url: str
+    status: int
+    site: str
+    title: str = ""
+    text: str = ""
+    links: list[Link] = field(default_factory=list)
+    forms: list[Form] = field(default_factory=list)
+    leaves: list[str] = field(default_factory=list)
+    content_type: str = "text/html"
+    depth: int = 0
+    rendered: bool = False
+
+
+@dataclass(slots=True, frozen=True)
+class Verdict:
+    """The critic's judgement of one form.
+
+    ``relevant`` = searchable and of the target domain. ``domain`` is the
+    best-scoring domain (or "" when not searchable / unknown).
+    """
+
+    searchable: bool
+    searchable_score: float
+    domain: str
+    domain_score: float
+    relevant: bool
