@@ -34,7 +34,8 @@ CONTEXT_CAP = 300
 LABEL_CAP = 120
 
 _SKIP_TEXT = frozenset({"script", "style", "noscript", "template", "option", "textarea"})
-_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+# "//" reaches forms under stray top-level siblings of <html> that broken pages produce
+_FORMS_AND_HEADINGS = etree.XPath("//form|//h1|//h2|//h3|//h4|//h5|//h6")
 _SUBMIT_INPUTS = frozenset({"submit", "image"})
 _INPUT_TYPES = frozenset(
     {
@@ -331,7 +332,7 @@ def extract_forms(
     label_index = _LabelIndex(root)
     forms: list[Form] = []
     heading = ""
-    for el in root.iter("form", *_HEADINGS):
+    for el in _FORMS_AND_HEADINGS(root):
         if el.tag != "form":
             heading = _cap(norm_space(el.text_content()), 120)
             continue

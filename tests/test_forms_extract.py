@@ -145,3 +145,12 @@ def test_no_forms_and_odd_markup() -> None:
     (form,) = extract_forms(root, "http://ex.com/")
     assert form.fields[0].name == "" and form.fields[0].type == "text"
     assert form.method == "GET"
+
+
+def test_forms_under_stray_top_level_siblings() -> None:
+    # broken pages with several <html> elements: lxml keeps the extra ones as
+    # siblings of the root; their forms still count, in document order
+    html = b"<html><body><form id=a></form></body></html><html><form id=b></form></html>"
+    root = lxml.html.fromstring(html)
+    ids = [f.attrs.get("id") for f in extract_forms(root, "http://ex.com/")]
+    assert ids[0] == "a" and "b" in ids
