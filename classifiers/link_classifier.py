@@ -1,0 +1,113 @@
+"""The multi-level naive Bayes link classifier of the FFC and ACHE.
+
+A link's *level* is its distance to a relevant form: level 0 links point at a
+page with a relevant form, level 1 links at a page with level-0 links, and so
+on up to ``n_levels - 1``. Optionally a *background* class (``n_levels``) holds
+links seen in the crawl that were on no path to a relevant form, so that links
+without any selected feature fall to the bottom band instead of the most
+frequent level.
+
+The classifier is a Pipeline of ``LinkFeatureSelector`` (ACHE's automatic
+feature selection) and a multinomial naive Bayes. ``predict_level`` gives the
+frontier band (the most likely class) and, as the within-band priority, the
+probability of that class (ACHE §2.2: "ordered based on their likelihood of
+belonging to the level").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.naive_bayes import MultinomialNB
+from sklearn.pipeline import Pipeline
+from sklearn.utils.validation import check_is_fitted
+
+from classifiers.link_features import LinkFeatureSelector, as_frame
+
+
+class MultiLevelLinkClassifier(ClassifierMixin, BaseEstimator):
+    """Estimate a link's distance (in links) to a relevant form.
+
+    fit(X, y): ``X`` links (DataFrame/Table/records with url, anchor, around);
+    ``y`` integer levels in ``0..n_levels`` (``n_levels`` = background, only
+    used when ``background``). Learned: ``pipeline_``, ``classes_``,
+    ``features_`` (terms per space), ``n_train_`` (instances per class).
+    """
+
+    def __init__(
+        self,
+        n_levels: int = 3,
+        background: bool = True,
+        n_url: int = 10,
+        n_anchor: int = 10,
+        n_around: int = 10,
+        url_k: int = 10,
+        min_df: int = 2,
+        per_level: bool = True,
+        alpha: float = 1.0,
+    ) -> None:
+        self.n_levels = n_levels
+        self.background = background
+        self.n_url = n_url
+        self.n_anchor = n_anchor
+        self.n_around = n_around
+        self.url_k = url_k
+        self.min_df = min_df
+        self.per_level = per_level
+        self.alpha = alpha
+
+    @property
+    def n_bands(self) -> int:
+        """Frontier bands this classifier fills: the levels plus background."""
+        return self.n_levels + (1 if self.background else 0)
+
+    def fit(self, X: Any, y: Any) -> MultiLevelLinkClassifier:
+        frame = as_frame(X)
+        levels = np.asarray(y, dtype=np.int64)
+        if len(levels) != len(frame):
+            raise ValueError(f"X has {len(frame)} rows but y has {len(levels)}")
+        if len(levels) == 0:
+            raise ValueError("no training links")
+        top = self.n_levels if self.background else self.n_levels - 1
+        if levels.min() < 0 or levels.max() > top:
+            raise ValueError(f"levels must lie in 0..{top}, got {levels.min()}..{levels.max()}")
+        if not np.any(levels < self.n_levels):
+            raise ValueError("no links on paths to relevant forms (all background)")
+        self.pipeline_ = Pipeline(
+            [
+                (
+                    "features",
+                    LinkFeatureSelector(
+                        n_url=self.n_url,
+                        n_anchor=self.n_anchor,
+                        n_around=self.n_around,
+                        url_k=self.url_k,
+                        min_df=self.min_df,
+                        per_level=self.per_level,
+                        n_levels=self.n_levels,
+                    ),
+                ),
+                ("nb", MultinomialNB(alpha=self.alpha)),
+            ]
+        )
+        self.pipeline_.fit(frame, levels)
+        self.classes_ = self.pipeline_.classes_
+        self.features_ = self.pipeline_.named_steps["features"].features_
+        self.n_train_ = {int(c): int(np.sum(levels == c)) for c in self.classes_}
+        return self
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        check_is_fitted(self, "pipeline_")
+        return np.asarray(self.pipeline_.predict_proba(X))
+
+    def predict(self, X: Any) -> np.ndarray:
+        return np.asarray(self.predict_level(X)[0])
+
+    def predict_level(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
+        """(level of each link, probability of that level). Vectorised."""
+        proba = self.predict_proba(X)
+        best = np.argmax(proba, axis=1)
+        levels = np.asarray(self.classes_, dtype=np.int64)[best]
+        return levels, proba[np.arange(len(best)), best]

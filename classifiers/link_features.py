@@ -1,0 +1,343 @@
+"""Link features and ACHE's automatic feature selection (AFS, Barbosa & Freire 2007, Alg. 2).
+
+A link is seen through three feature spaces: its URL, its anchor text and the
+text around the anchor. AFS picks, from the links on paths that led to relevant
+forms, the terms with the highest document frequency in each space (stop words
+removed, Porter-stemmed); in the URL space, frequent terms also absorb the
+frequency of longer terms that contain them ("search" gains from "jobsearch").
+
+``LinkFeatureSelector`` is a scikit-learn transformer: ``fit`` selects the
+terms, ``transform`` counts them in any number of links as a sparse matrix. The
+transform is columnar (pyarrow string kernels, NumPy, SciPy): Python code only
+runs once per distinct token, never per link, so a frontier of a million links
+is featurised in seconds.
+
+Term matching: anchor/around features match whole stemmed tokens; URL features
+match stemmed URL tokens that *contain* them (the same sub-term rule AFS used
+to count them).
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
+from typing import Any, cast
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+from sklearn.utils.validation import check_is_fitted
+
+SPACES: tuple[str, ...] = ("url", "anchor", "around")
+
+#: URL tokens that say nothing about a link's target (ACHE drops the same kind).
+URL_NOISE = frozenset(
+    {"http", "https", "www", "com", "net", "org", "html", "htm", "shtml", "php", "asp",
+     "aspx", "jsp", "cfm", "cgi", "bin", "example"}
+)
+STOP_WORDS = frozenset(ENGLISH_STOP_WORDS)
+
+_TOKEN_RE = re.compile(r"[^\W_]+")
+_ARROW_SPLIT = r"[^\p{L}\p{N}]+"
+
+
+def _porter() -> Callable[[str], str]:
+    # Prefer the parser's stemmer so that every component stems alike.
+    try:
+        parse = importlib.import_module("formhunter.parse")
+        fn = getattr(parse, "stem", None)
+        if callable(fn):
+            return cast(Callable[[str], str], fn)
+    except ImportError:
+        pass
+    from nltk.stem import PorterStemmer
+
+    return PorterStemmer().stem
+
+
+_STEM = _porter()
+
+
+@lru_cache(maxsize=1 << 20)
+def stem(word: str) -> str:
+    """Porter stem of a lower-cased word (cached: vocabularies are small)."""
+    return _STEM(word)
+
+
+def raw_tokens(text: str) -> list[str]:
+    """Lower-cased alphanumeric tokens (the same split as the columnar path)."""
+    return _TOKEN_RE.findall(text.lower())
+
+
+def _keep(token: str, url: bool) -> bool:
+    if len(token) < 2 or token.isdigit() or token in STOP_WORDS:
+        return False
+    return not (url and token in URL_NOISE)
+
+
+def terms(text: str, space: str = "anchor") -> list[str]:
+    """The stemmed terms of ``text`` in a feature space (stop words out; URL noise out)."""
+    url = space == "url"
+    if url:
+        text = _strip_scheme(text)
+    return [stem(t) for t in raw_tokens(text) if _keep(t, url)]
+
+
+def _strip_scheme(url: str) -> str:
+    i = url.find("://")
+    return url[i + 3 :] if i >= 0 else url
+
+
+def document_frequencies(docs: Iterable[Sequence[str]]) -> Counter[str]:
+    """How many documents contain each term."""
+    df: Counter[str] = Counter()
+    for d in docs:
+        df.update(set(d))
+    return df
+
+
+def merge_url_subterms(df: Counter[str], k: int) -> Counter[str]:
+    """ACHE Alg. 2, lines 7-13: each of the k most frequent URL terms gains the
+    frequency of every other term that contains it as a substring."""
+    merged = Counter(df)
+    top = [t for t, _ in _ranked(df)[:k]]
+    for t in top:
+        for other, f in df.items():
+            if other != t and t in other:
+                merged[t] += f
+    return merged
+
+
+def _ranked(df: Counter[str]) -> list[tuple[str, int]]:
+    # Highest frequency first; ties broken alphabetically so selection is deterministic.
+    return sorted(df.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def select_terms(
+    docs: Sequence[Sequence[str]],
+    n: int,
+    *,
+    url_k: int | None = None,
+    min_df: int = 1,
+    min_len: int = 3,
+) -> list[tuple[str, int]]:
+    """Top-``n`` terms by document frequency (with URL sub-term merging when
+    ``url_k`` is given); terms shorter than ``min_len`` or rarer than ``min_df`` are skipped."""
+    df = document_frequencies(docs)
+    if url_k:
+        df = merge_url_subterms(df, url_k)
+    ranked = [(t, f) for t, f in _ranked(df) if f >= min_df and len(t) >= min_len]
+    return ranked[:n]
+
+
+# --------------------------------------------------------------------------- columnar
+
+
+def as_frame(X: Any) -> pd.DataFrame:
+    """Accept a DataFrame, a pyarrow Table, a mapping of columns, or a sequence of
+    records/dicts with ``url``/``anchor``/``around`` (LinkRecord works)."""
+    if isinstance(X, pd.DataFrame):
+        return X
+    if isinstance(X, pa.Table):
+        return X.to_pandas()
+    if isinstance(X, dict):
+        return pd.DataFrame(X)
+    rows = list(X)
+    if not rows:
+        return pd.DataFrame({s: pd.Series([], dtype=object) for s in SPACES})
+    first = rows[0]
+    if isinstance(first, dict):
+        return pd.DataFrame(rows)
+    cols = ("url", "anchor", "around", "parent_url", "parent_score", "dom_terms", "depth", "site")
+    data = {c: [getattr(r, c, "") for r in rows] for c in cols if hasattr(first, c)}
+    return pd.DataFrame(data)
+
+
+def _column(frame: pd.DataFrame | pa.Table, name: str) -> pa.Array:
+    """One string column as a pyarrow array (missing column or nulls -> "")."""
+    if isinstance(frame, pa.Table):
+        if name not in frame.column_names:
+            return pa.array([""] * frame.num_rows, type=pa.string())
+        col: Any = frame.column(name)
+    else:
+        if name not in frame:
+            return pa.array([""] * len(frame), type=pa.string())
+        col = pa.array(frame[name], from_pandas=True)
+    if isinstance(col, pa.ChunkedArray):
+        col = col.combine_chunks()
+    if not pa.types.is_string(col.type) and not pa.types.is_large_string(col.type):
+        col = pc.cast(col, pa.string())
+    return pc.fill_null(col, "")
+
+
+def tokenize_column(
+    texts: pa.Array, *, url: bool = False
+) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Split a string column into lower-cased alphanumeric tokens.
+
+    Returns (row index of each token, code of each token, distinct tokens); the
+    codes index the distinct tokens. Runs in pyarrow kernels.
+    """
+    if url:
+        texts = pc.replace_substring_regex(texts, r"^[a-zA-Z][a-zA-Z0-9+.-]*://", "")
+    low = pc.utf8_lower(texts)
+    split = pc.utf8_split_whitespace(pc.replace_substring_regex(low, _ARROW_SPLIT, " "))
+    parents = pc.list_parent_indices(split).to_numpy(zero_copy_only=False)
+    flat = pc.list_flatten(split)
+    if len(flat) == 0:
+        return parents.astype(np.int64), np.zeros(0, np.int64), []
+    enc = pc.dictionary_encode(flat)
+    codes = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    return parents.astype(np.int64), codes, enc.dictionary.to_pylist()
+
+
+def count_matrix(
+    texts: pa.Array,
+    columns_of: Callable[[str], Sequence[int]],
+    n_columns: int,
+    *,
+    url: bool = False,
+) -> sp.csr_matrix:
+    """Counts per row of the feature columns each token maps to.
+
+    ``columns_of(raw_token)`` is called once per distinct token.
+    """
+    n_rows = len(texts)
+    parents, codes, uniques = tokenize_column(texts, url=url)
+    if not uniques or n_columns == 0:
+        return sp.csr_matrix((n_rows, n_columns), dtype=np.float64)
+    # (distinct token) x (feature column) incidence; usually very sparse.
+    rows: list[int] = []
+    cols: list[int] = []
+    for i, tok in enumerate(uniques):
+        for c in columns_of(tok):
+            rows.append(i)
+            cols.append(c)
+    if not rows:
+        return sp.csr_matrix((n_rows, n_columns), dtype=np.float64)
+    incidence = sp.csr_matrix(
+        (np.ones(len(rows)), (np.asarray(rows), np.asarray(cols))), shape=(len(uniques), n_columns)
+    )
+    has = np.asarray(incidence.getnnz(axis=1) > 0)
+    keep = has[codes]
+    hits = sp.csr_matrix(
+        (np.ones(int(keep.sum())), (parents[keep], codes[keep])), shape=(n_rows, len(uniques))
+    )
+    return sp.csr_matrix(hits @ incidence)
+
+
+class LinkFeatureSelector(TransformerMixin, BaseEstimator):
+    """ACHE's automatic feature selection as a transformer.
+
+    fit(X, y): ``X`` holds links (columns url, anchor, around); ``y`` (optional)
+    their level. Only rows with ``0 <= y < n_levels`` (links on paths to relevant
+    forms) feed the selection; with ``per_level`` the top terms are chosen per
+    level and united (ACHE Alg. 2 takes "links at distance d"). Background rows
+    (``y >= n_levels`` or negative) are ignored here.
+
+    Learned: ``features_`` {space: [term, ...]}, ``frequencies_`` {space: {term: df}},
+    ``feature_names_out_`` ("url:term", ...).
+    """
+
+    def __init__(
+        self,
+        n_url: int = 10,
+        n_anchor: int = 10,
+        n_around: int = 10,
+        url_k: int = 10,
+        min_df: int = 2,
+        min_len: int = 3,
+        per_level: bool = True,
+        n_levels: int = 3,
+    ) -> None:
+        self.n_url = n_url
+        self.n_anchor = n_anchor
+        self.n_around = n_around
+        self.url_k = url_k
+        self.min_df = min_df
+        self.min_len = min_len
+        self.per_level = per_level
+        self.n_levels = n_levels
+
+    def _n(self, space: str) -> int:
+        return {"url": self.n_url, "anchor": self.n_anchor, "around": self.n_around}[space]
+
+    def fit(self, X: Any, y: Any = None) -> LinkFeatureSelector:
+        frame = as_frame(X)
+        if y is None:
+            groups = {0: np.arange(len(frame))}
+        else:
+            levels = np.asarray(y, dtype=np.int64)
+            if len(levels) != len(frame):
+                raise ValueError(f"X has {len(frame)} rows but y has {len(levels)}")
+            on_path = (levels >= 0) & (levels < self.n_levels)
+            if self.per_level:
+                present = np.unique(levels[on_path])
+                groups = {int(lv): np.flatnonzero(levels == lv) for lv in present}
+            else:
+                groups = {0: np.flatnonzero(on_path)}
+        self.features_: dict[str, list[str]] = {}
+        self.frequencies_: dict[str, dict[str, int]] = {}
+        self.level_features_: dict[int, dict[str, list[str]]] = {lv: {} for lv in groups}
+        for space in SPACES:
+            col = frame[space].fillna("").astype(str).tolist() if space in frame else []
+            docs_all = [terms(t, space) for t in col] or [[] for _ in range(len(frame))]
+            total: Counter[str] = Counter()
+            for lv, idx in groups.items():
+                docs = [docs_all[i] for i in idx]
+                chosen = select_terms(
+                    docs,
+                    self._n(space),
+                    url_k=self.url_k if space == "url" else None,
+                    min_df=self.min_df,
+                    min_len=self.min_len,
+                )
+                self.level_features_[lv][space] = [t for t, _ in chosen]
+                for t, f in chosen:
+                    total[t] += f
+            ranked = _ranked(total)
+            self.features_[space] = [t for t, _ in ranked]
+            self.frequencies_[space] = dict(ranked)
+        self.feature_names_out_ = np.asarray(
+            [f"{s}:{t}" for s in SPACES for t in self.features_[s]], dtype=object
+        )
+        self.n_features_out_ = len(self.feature_names_out_)
+        return self
+
+    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
+        check_is_fitted(self, "features_")
+        return self.feature_names_out_
+
+    def transform(self, X: Any) -> sp.csr_matrix:
+        """Sparse counts (n_links, n_features_out_), columns as ``feature_names_out_``."""
+        check_is_fitted(self, "features_")
+        frame = X if isinstance(X, pa.Table | pd.DataFrame) else as_frame(X)
+        blocks = []
+        for space in SPACES:
+            feats = self.features_[space]
+            col = _column(frame, space)
+            blocks.append(count_matrix(col, _matcher(space, feats), len(feats), url=space == "url"))
+        return sp.csr_matrix(sp.hstack(blocks, format="csr"))
+
+
+def _matcher(space: str, feats: Sequence[str]) -> Callable[[str], list[int]]:
+    index = {t: i for i, t in enumerate(feats)}
+    url = space == "url"
+
+    def columns_of(token: str) -> list[int]:
+        if not _keep(token, url):
+            return []
+        s = stem(token)
+        if url:
+            return [i for t, i in index.items() if t in s]
+        i = index.get(s)
+        return [] if i is None else [i]
+
+    return columns_of
