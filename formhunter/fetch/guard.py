@@ -1,0 +1,264 @@
+"""The address guard against server-side request forgery (SSRF).
+
+Exact semantics (``AddressGuard.check``):
+
+* An address is *forbidden* when it is not globally routable: loopback,
+  private (RFC 1918, IPv6 unique-local), link-local, shared (100.64/10),
+  multicast, reserved, unspecified, site-local, documentation and the other
+  special-purpose ranges Python's ``ipaddress`` marks as not global. An IPv6
+  address that embeds an IPv4 one (IPv4-mapped ``::ffff:a.b.c.d``, 6to4
+  ``2002::/16``, NAT64 ``64:ff9b::/96``) is also forbidden when the embedded
+  IPv4 address is.
+* A host written as an IP literal is read the way browsers read it (the WHATWG
+  URL standard, through ``ada-url``): ``0x7f000001``, ``2130706433``,
+  ``0177.0.0.1`` and ``127.1`` are all 127.0.0.1; ``[::1]`` is ``::1``.
+* Direct mode (no proxy): a host name is resolved with the event loop's
+  ``getaddrinfo`` (cached for ``ttl`` seconds); the host is refused when *any*
+  of its addresses is forbidden. The HTTP connector resolves through the same
+  cache (``GuardResolver``), so the addresses that were checked are the ones
+  connected to: DNS rebinding between check and connect cannot slip through.
+  A name that does not resolve fails with kind ``"dns"``.
+* Proxy mode: the proxy resolves names, so only what the URL itself says is
+  checked: IP literals as above, and the names ``localhost``, ``*.localhost``,
+  ``localhost.localdomain``, ``ip6-localhost`` and ``ip6-loopback``. A public
+  name that resolves to a private address is the proxy's business. The proxy's
+  own address is never checked (the user chose it).
+* ``allow_private=True``: nothing is refused.
+
+A refusal raises ``ForbiddenAddress`` (kind ``"forbidden-address"``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+import time
+
+import ada_url
+from aiohttp.abc import AbstractResolver, ResolveResult
+
+from formhunter.exceptions import FetchError, ForbiddenAddress
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+_LOCAL_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"})
+_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
+
+
+def normalize_host(host: str) -> str:
+    """Lower-case, without brackets around IPv6 literals or a trailing dot."""
+    host = host.strip().lower()
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    return host.rstrip(".")
+
+
+def ip_literal(host: str) -> IPAddress | None:
+    """The address a host written as an IP literal stands for, else None.
+
+    Accepts every IPv4 form the WHATWG URL standard accepts (hex, octal,
+    decimal, shortened) and IPv6 literals with or without brackets.
+    """
+    bare = normalize_host(host)
+    try:
+        return ipaddress.ip_address(bare)
+    except ValueError:
+        pass
+    if not bare or not all(c in "0123456789abcdefx." for c in bare):
+        return None  # an ordinary host name: skip the URL parser
+    try:
+        parsed = ada_url.URL(f"http://{bare}/").hostname
+    except ValueError:
+        return None
+    try:
+        return ipaddress.ip_address(normalize_host(parsed))
+    except ValueError:
+        return None
+
+
+def forbidden_reason(ip: IPAddress) -> str | None:
+    """Why ``ip`` must not be fetched ("loopback", "private", ...), or None."""
+    if isinstance(ip, ipaddress.IPv6Address):
+        embedded = ip.ipv4_mapped or ip.sixtofour
+        if embedded is None and ip in _NAT64:
+            embedded = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+        if embedded is not None:
+            inner = forbidden_reason(embedded)
+            if inner:
+                return f"{inner} (embedded in {ip})"
+        if ip.is_site_local:
+            return "site-local"
+    for attr in ("is_unspecified", "is_loopback", "is_link_local", "is_multicast",
+                 "is_private", "is_reserved"):
+        if getattr(ip, attr):
+            return attr[3:].replace("_", "-")
+    if not ip.is_global:
+        return "not-global"
+    return None
+
+
+def is_local_name(host: str) -> bool:
+    """True for names that mean this machine whatever the resolver says."""
+    bare = normalize_host(host)
+    return bare in _LOCAL_NAMES or bare.endswith(".localhost")
+
+
+class AddressGuard:
+    """Refuses hosts that are, or resolve to, forbidden addresses (module doc).
+
+    ``check`` is safe to call concurrently; one resolution per host is shared
+    by all callers and cached for ``ttl`` seconds (at most ``max_entries``).
+    """
+
+    def __init__(
+        self,
+        *,
+        allow_private: bool = False,
+        via_proxy: bool = False,
+        ttl: float = 300.0,
+        max_entries: int = 50_000,
+    ) -> None:
+        self.allow_private = allow_private
+        self.via_proxy = via_proxy
+        self.ttl = ttl
+        self.max_entries = max_entries
+        # host -> (expires, addresses [(family, proto, ip)], refusal reason or None)
+        self._cache: dict[str, tuple[float, list[tuple[int, int, str]], str | None]] = {}
+        self._pending: dict[str, asyncio.Future[tuple[list[tuple[int, int, str]], str | None]]] = {}
+
+    async def check(self, host: str) -> None:
+        """Return if ``host`` may be fetched; raise ``ForbiddenAddress`` if not.
+
+        In direct mode an unresolvable name raises ``FetchError("dns")``.
+        """
+        if self.allow_private:
+            return
+        bare = normalize_host(host)
+        literal = ip_literal(bare)
+        if literal is not None:
+            reason = forbidden_reason(literal)
+            if reason:
+                raise ForbiddenAddress(f"{host} is a {reason} address")
+            return
+        if is_local_name(bare):
+            raise ForbiddenAddress(f"{host} names this machine")
+        if self.via_proxy:
+            return
+        _, reason = await self._resolve(bare)
+        if reason:
+            raise ForbiddenAddress(f"{host} resolves to {reason}")
+
+    async def addresses(self, host: str) -> list[tuple[int, int, str]]:
+        """(family, proto, ip) of ``host``; raises like ``check`` when refused."""
+        bare = normalize_host(host)
+        addrs, reason = await self._resolve(bare)
+        if reason and not self.allow_private:
+            raise ForbiddenAddress(f"{host} resolves to {reason}")
+        return addrs
+
+    async def _resolve(self, host: str) -> tuple[list[tuple[int, int, str]], str | None]:
+        now = time.monotonic()
+        hit = self._cache.get(host)
+        if hit is not None and hit[0] > now:
+            return hit[1], hit[2]
+        pending = self._pending.get(host)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        fut: asyncio.Future[tuple[list[tuple[int, int, str]], str | None]]
+        fut = asyncio.get_running_loop().create_future()
+        self._pending[host] = fut
+        try:
+            result = await self._lookup(host)
+        except asyncio.CancelledError:
+            fut.cancel()
+            raise
+        except Exception as exc:
+            fut.set_exception(exc)
+            fut.exception()  # mark retrieved: waiters (if any) re-raise it
+            raise
+        else:
+            fut.set_result(result)
+            if len(self._cache) >= self.max_entries:
+                self._evict(now)
+            self._cache[host] = (now + self.ttl, *result)
+            return result
+        finally:
+            del self._pending[host]
+
+    def _evict(self, now: float) -> None:
+        for key in [k for k, v in self._cache.items() if v[0] <= now]:
+            del self._cache[key]
+        while len(self._cache) >= self.max_entries:
+            del self._cache[next(iter(self._cache))]
+
+    @staticmethod
+    async def _lookup(host: str) -> tuple[list[tuple[int, int, str]], str | None]:
+        loop = asyncio.get_running_loop()
+        try:
+            infos = await loop.getaddrinfo(host, None, type=socket.SOCK_STREAM)
+        except (socket.gaierror, UnicodeError) as exc:
+            raise FetchError("dns", f"{host}: {exc}") from exc
+        addrs: list[tuple[int, int, str]] = []
+        reason: str | None = None
+        for family, _, proto, _, sockaddr in infos:
+            ip_text = str(sockaddr[0]).split("%", 1)[0]
+            try:
+                ip = ipaddress.ip_address(ip_text)
+            except ValueError:
+                continue
+            why = forbidden_reason(ip)
+            if why and reason is None:
+                reason = f"{ip} ({why})"
+            addrs.append((int(family), proto, ip_text))
+        if not addrs:
+            raise FetchError("dns", f"{host}: no address")
+        return addrs, reason
+
+
+class ForbiddenResolution(OSError):
+    """Raised inside the connector's resolver; the fetcher maps it to "forbidden-address"."""
+
+
+class GuardResolver(AbstractResolver):
+    """An aiohttp resolver that only hands out addresses the guard accepted."""
+
+    def __init__(self, guard: AddressGuard) -> None:
+        self.guard = guard
+
+    async def resolve(
+        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
+    ) -> list[ResolveResult]:
+        try:
+            addrs = await self.guard.addresses(host)
+        except ForbiddenAddress as exc:
+            raise ForbiddenResolution(str(exc)) from exc
+        except FetchError as exc:
+            raise OSError(str(exc)) from exc
+        out: list[ResolveResult] = []
+        for fam, proto, ip in addrs:
+            if family not in (socket.AF_UNSPEC, fam):
+                continue
+            out.append(
+                ResolveResult(
+                    hostname=host, host=ip, port=port, family=fam, proto=proto,
+                    flags=socket.AI_NUMERICHOST | socket.AI_NUMERICSERV,
+                )
+            )
+        if not out:
+            raise OSError(f"{host}: no address of the requested family")
+        return out
+
+    async def close(self) -> None:
+        return None
+
+
+__all__ = [
+    "AddressGuard",
+    "ForbiddenResolution",
+    "GuardResolver",
+    "forbidden_reason",
+    "ip_literal",
+    "is_local_name",
+    "normalize_host",
+]

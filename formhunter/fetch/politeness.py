@@ -1,0 +1,115 @@
+"""Per-host politeness: a connection limit and a minimum spacing of requests.
+
+Every request to a host (pages, robots.txt, retries, each redirect hop) runs
+inside ``Politeness.slot(host, delay)``: at most ``connections`` requests to
+the host are in flight, and two requests to it *start* at least ``delay``
+seconds apart (the caller passes the delay in force for the host: the
+``min_delay`` setting raised by robots.txt ``Crawl-delay``), and a request
+starts at least ``delay`` after the previous one to the host *ended* (so the
+spacing holds as the server sees it, however slow the answer). ``defer`` pushes
+the next start of a host back (back-off, ``Retry-After``). Hosts are keyed by
+host name (lower case, without port), so ``http://h`` and ``https://h`` share
+one budget; idle hosts are forgotten once many hosts are known.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+
+
+@dataclass(slots=True)
+class _HostState:
+    sem: asyncio.Semaphore
+    next_start: float = 0.0
+    delay: float = 0.0
+    active: int = 0
+    waiting: int = 0
+    last_used: float = field(default=0.0)
+
+
+class Politeness:
+    """Host slots (module doc). Not thread-safe; one event loop."""
+
+    #: Forget idle hosts when more than this many are known.
+    prune_above = 20_000
+
+    def __init__(
+        self, connections: int = 1, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        if connections < 1:
+            raise ValueError("connections must be at least 1")
+        self.connections = connections
+        self._clock = clock
+        self._hosts: dict[str, _HostState] = {}
+
+    def _state(self, host: str) -> _HostState:
+        st = self._hosts.get(host)
+        if st is None:
+            if len(self._hosts) >= self.prune_above:
+                self._prune()
+            st = self._hosts[host] = _HostState(asyncio.Semaphore(self.connections))
+        return st
+
+    def _prune(self) -> None:
+        now = self._clock()
+        idle = [
+            h for h, s in self._hosts.items()
+            if s.active == 0 and s.waiting == 0 and s.next_start <= now
+        ]
+        for h in idle:
+            del self._hosts[h]
+
+    @asynccontextmanager
+    async def slot(self, host: str, delay: float) -> AsyncIterator[None]:
+        """Wait for a free connection of ``host`` and its next start time, then run."""
+        st = self._state(host)
+        st.waiting += 1
+        try:
+            await st.sem.acquire()
+        finally:
+            st.waiting -= 1
+        try:
+            while True:
+                wait = st.next_start - self._clock()
+                if wait <= 0:
+                    break
+                await asyncio.sleep(wait)  # defer() may move next_start meanwhile
+            now = self._clock()
+            st.delay = delay
+            st.next_start = now + delay
+            st.last_used = now
+            st.active += 1
+            try:
+                yield
+            finally:
+                st.active -= 1
+                st.next_start = max(st.next_start, self._clock() + delay)
+        finally:
+            st.sem.release()
+
+    def defer(self, host: str, seconds: float) -> None:
+        """No request to ``host`` starts earlier than ``seconds`` from now."""
+        st = self._state(host)
+        st.next_start = max(st.next_start, self._clock() + max(0.0, seconds))
+
+    def ready_in(self, host: str) -> float:
+        """Seconds until a request to ``host`` could start without waiting (0 = now).
+
+        For a host whose connections are all busy, or with requests queued,
+        this is an estimate: the remaining spacing plus one delay per queued
+        request (at least one delay while all connections are busy).
+        """
+        st = self._hosts.get(host)
+        if st is None:
+            return 0.0
+        wait = max(0.0, st.next_start - self._clock()) + st.waiting * st.delay
+        if st.active >= self.connections:
+            wait = max(wait, st.delay)
+        return wait
+
+    def __len__(self) -> int:
+        return len(self._hosts)
