@@ -1,0 +1,321 @@
+"""One parse per page: title, visible text, text leaves, links with context, forms.
+
+``parse_page`` builds the DOM once (lxml, recovering from broken markup) and
+walks the ``<body>`` once (``lxml.etree.iterwalk``). The walk produces:
+
+Leaves
+    ``Page.leaves`` numbers the DOM leaves from left to right as the apprentice
+    paper does (Chakrabarti et al., section 2.2.1): every non-blank text node
+    is a leaf (whitespace collapsed, at most ``LEAF_CAP`` characters), every
+    element without children and without text (``<br>``, ``<img>``, ``<input>``,
+    an empty ``<td>``) is an empty leaf ``""``. Text inside ``script``, ``style``,
+    ``noscript``, ``template`` and comments is not visible and not a leaf;
+    whitespace-only text nodes are not leaves (they depend on source
+    indentation, not on the page author's structure).
+    The whole subtree of a link element is ONE leaf holding its text. The paper
+    gives the tokens of all leaves l(a)..r(a) inside the anchor offset 0, the
+    leaf m left of it offset m - l(a) and the leaf m right of it m - r(a):
+    collapsing l(a)..r(a) into one leaf gives exactly these offsets.
+
+Links
+    One ``Link`` per ``<a href>``, ``<area href>``, ``<frame src>`` and
+    ``<iframe src>`` (frames and iframes carry real navigation, and embedded
+    search forms often live in an iframe), in document order; the same URL may
+    occur several times. Same-document references (``href="#..."``) and hrefs
+    that are not http(s) (``mailto:``, ``javascript:``...) are left out.
+    ``url`` is absolute and canonical (``formhunter.urls.join`` against the
+    base URL, ``<base href>`` else ``final_url``); each distinct href is joined
+    once per page. ``anchor`` is the link text, else the ``alt`` of an image
+    inside it, else its ``title`` (frames: ``title`` or ``name``). ``around``
+    is up to ``AROUND_WORDS`` words before and after the anchor in textual
+    order (ACHE's "around" feature space), raw (tokenise it with
+    ``formhunter.text``). ``leaf`` is the index of the link's leaf in
+    ``Page.leaves`` (always set by ``parse_page``). ``nofollow`` is true for
+    ``rel=nofollow`` or a page-wide ``<meta name=robots content=nofollow>``.
+
+Text
+    ``Page.text`` is the visible text of the body, whitespace-collapsed, at
+    most ``TEXT_CAP`` characters; ``Page.title`` the ``<title>``.
+
+Encoding: a byte-order mark, else ``encoding``, else the charset of
+``content_type``, else a ``<meta charset>`` in the first bytes, else UTF-8 if
+the body is valid UTF-8, else windows-1252 (as browsers do); undecodable bytes
+become U+FFFD. Latin-1 and ASCII labels are read as windows-1252 (WHATWG).
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from collections.abc import Callable
+from functools import lru_cache
+
+import lxml.html
+from lxml import etree
+
+from formhunter.exceptions import ParseError
+from formhunter.model import Form, Link, Page
+from formhunter.text import stem_terms
+from formhunter.urls import join, site_of
+
+_extract_forms: Callable[..., list[Form]] | None
+try:  # the form extractor arrives in its own commit; parse without it until then
+    from formhunter.forms import extract_forms as _fx
+
+    _extract_forms = _fx
+except ImportError:  # pragma: no cover - only before formhunter/forms.py exists
+    _extract_forms = None
+
+__all__ = ["AROUND_WORDS", "LEAF_CAP", "TEXT_CAP", "dom_offset_terms", "parse_page"]
+
+#: Characters of visible text kept in ``Page.text``.
+TEXT_CAP = 100_000
+#: Characters kept per text leaf (and per anchor text).
+LEAF_CAP = 2_000
+ANCHOR_CAP = 300
+TITLE_CAP = 1_000
+#: Words taken on each side of an anchor for ``Link.around``.
+AROUND_WORDS = 5
+
+_SKIP = frozenset({"script", "style", "noscript", "template"})
+_LINK_ATTR = {"a": "href", "area": "href", "iframe": "src", "frame": "src"}
+_PARSER = lxml.html.HTMLParser(encoding="utf-8", recover=True, remove_comments=False)
+_BINARY_PROBE = 1_024
+_META_CHARSET = re.compile(rb"""<meta[^>]{0,200}?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]{1,40})""",
+                           re.IGNORECASE)
+_CT_CHARSET = re.compile(r"""charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]{1,40})""", re.IGNORECASE)
+_CONTROL = re.compile(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f]")
+_TITLE = etree.XPath("string(/html/head/title | /html/title | /html/body//title)")
+_META_NOFOLLOW = etree.XPath(
+    "/html/head/meta[translate(@name, 'ROBTS', 'robts')='robots']/@content", smart_strings=False
+)
+_BASE_HREF = etree.XPath("/html/head/base[@href][1]/@href", smart_strings=False)
+_LATIN1 = frozenset({"latin_1", "ascii", "iso8859_1"})
+
+
+@lru_cache(maxsize=64)
+def _codec(label: str) -> str | None:
+    """Python codec name for a charset label, or None when unknown."""
+    try:
+        name = codecs.lookup(label.strip().lower()).name
+    except LookupError:
+        return None
+    return "cp1252" if name.replace("-", "_") in _LATIN1 else name
+
+
+def _to_utf8(body: bytes, content_type: str, encoding: str | None) -> bytes:
+    """The body as UTF-8 bytes (see the module doc for the order of evidence)."""
+    enc: str | None = None
+    if body.startswith(codecs.BOM_UTF8):
+        body, enc = body[3:], "utf-8"
+    elif body.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        enc = "utf-16"
+    if enc is None and encoding:
+        enc = _codec(encoding)
+    if enc is None and "charset" in content_type:
+        m = _CT_CHARSET.search(content_type)
+        enc = _codec(m.group(1)) if m else None
+    if enc is None:
+        m2 = _META_CHARSET.search(body, 0, 4_096)
+        enc = _codec(m2.group(1).decode("ascii")) if m2 else None
+    if enc is None or enc == "utf-8":
+        try:
+            body.decode("utf-8")
+        except UnicodeDecodeError:
+            text = body.decode(enc or "cp1252", "replace")
+            return text.encode("utf-8", "replace")
+        return body
+    return body.decode(enc, "replace").encode("utf-8", "replace")
+
+
+def _check_markup(body: bytes) -> None:
+    if not body or body.isspace():
+        raise ParseError("empty document")
+    probe = body[:_BINARY_PROBE]
+    if len(_CONTROL.findall(probe)) > max(4, len(probe) // 50):
+        raise ParseError("binary content, not markup")
+    if b"<" not in body:
+        raise ParseError("no markup in document")
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def parse_page(
+    url: str,
+    body: bytes,
+    *,
+    final_url: str | None = None,
+    status: int = 200,
+    content_type: str = "text/html",
+    encoding: str | None = None,
+    depth: int = 0,
+    extract_forms: bool = True,
+) -> Page:
+    """Parse a fetched page once into a ``Page`` (see the module doc).
+
+    Raises ``ParseError`` for an empty body or one that is not markup (binary,
+    plain text without a single tag); any other input, however malformed,
+    gives a ``Page``.
+    """
+    _check_markup(body)
+    data = _to_utf8(body, content_type, encoding)
+    if b"\x00" in data:
+        data = data.replace(b"\x00", b"\xef\xbf\xbd")
+    try:
+        root = lxml.html.document_fromstring(data, parser=_PARSER)
+    except (etree.ParserError, ValueError) as exc:
+        raise ParseError(f"unparsable document: {exc}") from None
+    page_url = final_url or url
+    base_hrefs = _BASE_HREF(root)
+    base = page_url
+    if base_hrefs:
+        base = join(page_url, str(base_hrefs[0])) or page_url
+    nofollow_all = any("nofollow" in str(c).lower() for c in _META_NOFOLLOW(root))
+
+    leaves, links, words = _walk(root, base, nofollow_all)
+    forms: list[Form] = []
+    if extract_forms and _extract_forms is not None:
+        forms = _extract_forms(root, base, page_url)
+    return Page(
+        url=url,
+        final_url=page_url,
+        status=status,
+        site=site_of(page_url),
+        title=_norm(_TITLE(root))[:TITLE_CAP],
+        text=" ".join(words)[:TEXT_CAP] if words else "",
+        links=links,
+        forms=forms,
+        leaves=leaves,
+        content_type=content_type,
+        depth=depth,
+    )
+
+
+def _link_texts(el: etree._Element, tag: str) -> tuple[str, str]:
+    """(visible text, anchor text) of a link element; the anchor falls back on
+    an image's ``alt`` or the ``title`` when nothing is visible."""
+    text = ""
+    if tag == "a":
+        raw = el.text if len(el) == 0 else el.text_content()
+        if raw and not raw.isspace():
+            text = _norm(raw)[:ANCHOR_CAP]
+            return text, text
+        for img in el.iter("img"):
+            alt = img.get("alt")
+            if alt and not alt.isspace():
+                return "", _norm(alt)[:ANCHOR_CAP]
+        title = el.get("title")
+    elif tag == "area":
+        title = el.get("alt") or el.get("title")
+    else:
+        title = el.get("title") or el.get("name")
+    return "", (_norm(title)[:ANCHOR_CAP] if title else "")
+
+
+def _walk(
+    root: lxml.html.HtmlElement, base: str, nofollow_all: bool
+) -> tuple[list[str], list[Link], list[str]]:
+    """Leaves, links and the words of the visible text, in one pass over the body."""
+    body = root.find("body")
+    if body is None:  # framesets, fragments
+        body = root
+    leaves: list[str] = []
+    starts: list[int] = []  # index in ``words`` where each leaf starts
+    words: list[str] = []
+    found: list[tuple[etree._Element, str, int, str]] = []  # (element, href, leaf, anchor)
+    walker = etree.iterwalk(body, events=("start", "end"))
+    skip = walker.skip_subtree
+    for event, el in walker:
+        if event == "end":
+            text = el.tail
+            if text and el is not body and not text.isspace():
+                ws = text.split()
+                starts.append(len(words))
+                words.extend(ws)
+                leaves.append(" ".join(ws)[:LEAF_CAP])
+            continue
+        tag = el.tag
+        if tag.__class__ is not str:  # comment / processing instruction
+            skip()
+            continue
+        if tag in _SKIP:
+            skip()
+            continue
+        attr = _LINK_ATTR.get(tag)
+        if attr is not None:
+            href = el.get(attr)
+            if href is not None:
+                visible, anchor = _link_texts(el, tag)
+                found.append((el, href, len(leaves), anchor))
+                starts.append(len(words))
+                if visible:
+                    words.extend(visible.split())
+                leaves.append(visible)
+                skip()
+                continue
+        text = el.text
+        if text and not text.isspace():
+            ws = text.split()
+            starts.append(len(words))
+            words.extend(ws)
+            leaves.append(" ".join(ws)[:LEAF_CAP])
+        elif len(el) == 0:
+            starts.append(len(words))
+            leaves.append("")
+    starts.append(len(words))
+
+    joined: dict[str, str | None] = {}
+    links: list[Link] = []
+    n = AROUND_WORDS
+    for el, href, leaf, anchor in found:
+        href = href.strip()
+        if not href or href[0] == "#":
+            continue
+        target = joined.get(href, "")
+        if target == "":
+            target = joined[href] = join(base, href)
+        if target is None:
+            continue
+        start, end = starts[leaf], starts[leaf + 1]
+        around = words[max(0, start - n) : start] + words[end : end + n]
+        rel = el.get("rel")
+        links.append(
+            Link(
+                target,
+                anchor,
+                " ".join(around),
+                leaf,
+                nofollow_all or (rel is not None and "nofollow" in rel.lower()),
+            )
+        )
+    return leaves, links, words
+
+
+def dom_offset_terms(page: Page, link: Link, max_d: int = 5) -> list[tuple[str, int]]:
+    """The apprentice's <term, d> features of ``link`` on ``page``, |d| <= max_d.
+
+    Terms are ``formhunter.text.stem_terms`` (lower-case, stopwords out, Porter
+    stems). d = 0: the terms of the anchor text; d < 0: the terms of the leaf
+    -d places left of the anchor's leaf; d > 0: the leaf d places right of it
+    (empty leaves count as places, as in the paper). In document order, with
+    repetitions (a term twice in a leaf is there twice). A link without a leaf
+    (``leaf == -1``) gets its anchor terms only.
+    """
+    out: list[tuple[str, int]] = []
+    leaves = page.leaves
+    i = link.leaf
+    if 0 <= i < len(leaves):
+        for d in range(-min(max_d, i), 0):
+            out.extend((t, d) for t in _leaf_terms(leaves[i + d]))
+    out.extend((t, 0) for t in _leaf_terms(link.anchor))
+    if 0 <= i < len(leaves):
+        for d in range(1, min(max_d, len(leaves) - 1 - i) + 1):
+            out.extend((t, d) for t in _leaf_terms(leaves[i + d]))
+    return out
+
+
+@lru_cache(maxsize=65_536)
+def _leaf_terms(text: str) -> tuple[str, ...]:
+    return tuple(stem_terms(text)) if text else ()

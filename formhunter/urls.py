@@ -1,0 +1,262 @@
+"""URL canonicalisation, joining, sites and URL tokens.
+
+Canonical form (``canonicalize``): an absolute ``http``/``https`` URL as the
+WHATWG URL parser (``ada-url``, compiled) normalises it -- lower-case scheme and
+host, IDN hosts in punycode, default port dropped, dot segments resolved,
+non-ASCII percent-encoded, empty path as ``/`` -- and then:
+
+- the fragment is removed;
+- session-id parameters (``SESSION_PARAMS``) are dropped from the query and as
+  ``;name=value`` path parameters (``;jsessionid=...``); ASP.NET cookieless
+  session segments ``/(S(...))/`` are dropped from the path;
+- query parameters are sorted by (name, value); empty ones and a bare ``?``
+  disappear;
+- percent-escapes are normalised (RFC 3986 6.2.2): escapes of unreserved
+  characters are decoded, the others get upper-case hex digits;
+- a trailing dot of the host is removed.
+
+Anything else -- ``mailto:``, ``javascript:``, ``tel:``, ``data:``, other schemes,
+URLs without a host, unparsable strings -- gives ``None``.
+
+``site_of`` is the registered domain (tldextract, bundled public suffix list
+including its private section, so ``foo.blogspot.com`` is a site of its own;
+never a download, never a cache file). Hosts whose suffix is unknown
+(``www.foo-air.example``, ``intranet.local``) give their last two labels; single
+labels (``localhost``) and IP addresses give the host itself.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from ipaddress import ip_address
+
+import ada_url
+import tldextract
+
+__all__ = [
+    "SESSION_PARAMS",
+    "canonicalize",
+    "host_of",
+    "join",
+    "site_of",
+    "url_tokens",
+]
+
+#: Query / path parameter names (lower-case) that carry a session id; dropped.
+#: Any name starting with ``aspsessionid`` is dropped too (ASP adds a suffix).
+SESSION_PARAMS = frozenset(
+    {
+        "jsessionid", "phpsessid", "sid", "sessionid", "session_id", "sessid",
+        "aspsessionid", "cfid", "cftoken", "oscsid", "zenid", "xtcsid", "ps_session",
+        "sess_id", "s_id", "wt_session",
+    }
+)  # fmt: skip
+
+#: Schemes rejected before parsing (cheap test on the raw href).
+_REJECT_PREFIXES = ("javascript:", "mailto:", "tel:", "data:", "about:", "ftp:", "file:")
+
+_HEX = "0123456789ABCDEFabcdef"
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+_PCT = re.compile(r"%([0-9A-Fa-f]{2})")
+_PATH_SESSION = re.compile(
+    r";(?:" + "|".join(sorted(SESSION_PARAMS)) + r"|aspsessionid\w*)=[^/;?]*", re.IGNORECASE
+)
+_ASPNET_COOKIELESS = re.compile(r"/\([A-Z]\([A-Za-z0-9]{8,}\)\)(?=/)")
+
+
+def _pct_sub(m: re.Match[str]) -> str:
+    ch = chr(int(m.group(1), 16))
+    return ch if ch in _UNRESERVED else "%" + m.group(1).upper()
+
+
+def _norm_pct(s: str) -> str:
+    return _PCT.sub(_pct_sub, s) if "%" in s else s
+
+
+def _is_session_key(key: str) -> bool:
+    k = key.lower()
+    if "%" in k:
+        k = _norm_pct(k).lower()
+    return k in SESSION_PARAMS or k.startswith("aspsessionid")
+
+
+def _sort_key(pair: str) -> tuple[str, str]:
+    k, _, v = pair.partition("=")
+    return k, v
+
+
+def _norm_query(query: str) -> str:
+    """Normalised query without the ``?`` ('' when nothing is left)."""
+    parts = [p for p in query.split("&") if p and not _is_session_key(p.partition("=")[0])]
+    if not parts:
+        return ""
+    if "%" in query:
+        parts = [_norm_pct(p) for p in parts]
+    if len(parts) > 1:
+        parts.sort(key=_sort_key)
+    return "&".join(parts)
+
+
+def _finish(href: str) -> str | None:
+    """Canonical form of a WHATWG-serialised absolute URL (``ada`` output)."""
+    if href.startswith("https://"):
+        start = 8
+    elif href.startswith("http://"):
+        start = 7
+    else:
+        return None
+    hash_at = href.find("#")
+    if hash_at >= 0:
+        href = href[:hash_at]
+    slash = href.find("/", start)
+    if slash < 0:  # cannot happen for special schemes, but be safe
+        href += "/"
+        slash = len(href) - 1
+    authority = href[start:slash]
+    if not authority or authority.startswith("@"):
+        return None
+    rest = href[slash:]
+    q_at = rest.find("?")
+    if q_at >= 0:
+        path, query = rest[:q_at], _norm_query(rest[q_at + 1 :])
+    else:
+        path, query = rest, ""
+    if ";" in path:
+        path = _PATH_SESSION.sub("", path) or "/"
+    if "(" in path:
+        path = _ASPNET_COOKIELESS.sub("", path)
+    if "%" in path:
+        path = _norm_pct(path)
+    head = href[:slash]
+    if authority.endswith(".") or ".:" in authority:
+        authority = authority.replace(".:", ":").rstrip(".")
+        if not authority:
+            return None
+        head = href[:start] + authority
+    return head + path + ("?" + query if query else "")
+
+
+def _rejected(href: str) -> bool:
+    h = href[:12].lstrip().lower()
+    return h.startswith(_REJECT_PREFIXES)
+
+
+def canonicalize(url: str) -> str | None:
+    """The canonical form of an absolute http(s) URL, or None (see module doc)."""
+    if _rejected(url):
+        return None
+    try:
+        href = ada_url.normalize_url(url)
+    except ValueError:
+        return None
+    return _finish(href)
+
+
+def join(base: str, href: str) -> str | None:
+    """Resolve ``href`` against ``base`` and canonicalise; None if not an http(s) URL."""
+    if _rejected(href):
+        return None
+    try:
+        joined = ada_url.join_url(base, href)
+    except ValueError:
+        return None
+    return _finish(joined)
+
+
+def host_of(url: str) -> str:
+    """Lower-case host of an absolute URL (no userinfo, no port; IPv6 keeps brackets).
+
+    A string without ``://`` is taken as a host (``host_of("Example.com:80")``
+    gives ``example.com``).
+    """
+    sep = url.find("://")
+    rest = url[sep + 3 :] if sep >= 0 else url
+    end = len(rest)
+    for ch in "/?#":
+        i = rest.find(ch)
+        if 0 <= i < end:
+            end = i
+    authority = rest[:end]
+    at = authority.rfind("@")
+    if at >= 0:
+        authority = authority[at + 1 :]
+    if authority.startswith("["):
+        close = authority.find("]")
+        return authority[: close + 1].lower() if close > 0 else authority.lower()
+    colon = authority.find(":")
+    if colon >= 0:
+        authority = authority[:colon]
+    return authority.lower().rstrip(".")
+
+
+_EXTRACT = tldextract.TLDExtract(
+    suffix_list_urls=(), cache_dir=None, include_psl_private_domains=True
+)
+
+
+def _is_ip(host: str) -> bool:
+    if host.startswith("["):
+        return True
+    if not host[-1:].isdigit():
+        return False
+    try:
+        ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+@lru_cache(maxsize=65_536)
+def _site_of_host(host: str) -> str:
+    if not host or _is_ip(host) or "." not in host:
+        return host
+    ext = _EXTRACT(host)
+    if ext.suffix and ext.domain:
+        return f"{ext.domain}.{ext.suffix}"
+    labels = host.split(".")
+    return ".".join(labels[-2:])
+
+
+def site_of(url: str) -> str:
+    """The site (registered domain) of a URL or bare host; see module doc."""
+    return _site_of_host(host_of(url))
+
+
+_WORD_SPLIT = re.compile(r"[^0-9A-Za-z\u00c0-\uffff]+")
+_CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z\u00c0-\uffff]+|[0-9]+")
+_DROP_HOST = frozenset({"www", "com"})
+
+
+def _unquote(s: str) -> str:
+    if "%" not in s:
+        return s
+    from urllib.parse import unquote
+
+    return unquote(s)
+
+
+def url_tokens(url: str) -> list[str]:
+    """Lower-case word tokens of a URL, for link features.
+
+    Host labels (without ``www``/``com``), then path and query split on
+    non-alphanumerics and on camelCase (``SearchFlights`` -> search, flights).
+    Pure numbers are dropped (ids carry no meaning across sites).
+    """
+    host = host_of(url)
+    tokens = [t for t in _WORD_SPLIT.split(host) if t and t not in _DROP_HOST and not t.isdigit()]
+    sep = url.find("://")
+    start = url.find("/", sep + 3 if sep >= 0 else 0)
+    if start < 0:
+        return tokens
+    rest = url[start:]
+    hash_at = rest.find("#")
+    if hash_at >= 0:
+        rest = rest[:hash_at]
+    for part in _WORD_SPLIT.split(_unquote(rest)):
+        if not part:
+            continue
+        for tok in _CAMEL.findall(part):
+            if not tok.isdigit():
+                tokens.append(tok.lower())
+    return tokens
