@@ -19,12 +19,10 @@ to count them).
 
 from __future__ import annotations
 
-import importlib
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from functools import lru_cache
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -32,47 +30,52 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 from sklearn.utils.validation import check_is_fitted
+
+from formhunter.text import stem as text_stem
+from formhunter.text import stop_words
 
 SPACES: tuple[str, ...] = ("url", "anchor", "around")
 
 #: URL tokens that say nothing about a link's target (ACHE drops the same kind).
 URL_NOISE = frozenset(
-    {"http", "https", "www", "com", "net", "org", "html", "htm", "shtml", "php", "asp",
-     "aspx", "jsp", "cfm", "cgi", "bin", "example"}
+    {
+        "http",
+        "https",
+        "www",
+        "com",
+        "net",
+        "org",
+        "html",
+        "htm",
+        "shtml",
+        "php",
+        "asp",
+        "aspx",
+        "jsp",
+        "cfm",
+        "cgi",
+        "bin",
+        "example",
+    }
 )
-STOP_WORDS = frozenset(ENGLISH_STOP_WORDS)
+STOP_WORDS = stop_words()
 
 _TOKEN_RE = re.compile(r"[^\W_]+")
+_CAMEL_RE = re.compile(r"([a-z])([A-Z])")
 _ARROW_SPLIT = r"[^\p{L}\p{N}]+"
 
 
-def _porter() -> Callable[[str], str]:
-    # Prefer the parser's stemmer so that every component stems alike.
-    try:
-        parse = importlib.import_module("formhunter.parse")
-        fn = getattr(parse, "stem", None)
-        if callable(fn):
-            return cast(Callable[[str], str], fn)
-    except ImportError:
-        pass
-    from nltk.stem import PorterStemmer
-
-    return PorterStemmer().stem
-
-
-_STEM = _porter()
-
-
-@lru_cache(maxsize=1 << 20)
 def stem(word: str) -> str:
-    """Porter stem of a lower-cased word (cached: vocabularies are small)."""
-    return _STEM(word)
+    """Porter stem of a lower-cased word (``formhunter.text.stem``, cached there)."""
+    return text_stem(word)
 
 
-def raw_tokens(text: str) -> list[str]:
-    """Lower-cased alphanumeric tokens (the same split as the columnar path)."""
+def raw_tokens(text: str, *, url: bool = False) -> list[str]:
+    """Lower-cased alphanumeric tokens; URLs are also split at camelCase joints
+    (the same split as the columnar path, ``tokenize_column``)."""
+    if url:
+        text = _CAMEL_RE.sub(r"\1 \2", _strip_scheme(text))
     return _TOKEN_RE.findall(text.lower())
 
 
@@ -85,9 +88,7 @@ def _keep(token: str, url: bool) -> bool:
 def terms(text: str, space: str = "anchor") -> list[str]:
     """The stemmed terms of ``text`` in a feature space (stop words out; URL noise out)."""
     url = space == "url"
-    if url:
-        text = _strip_scheme(text)
-    return [stem(t) for t in raw_tokens(text) if _keep(t, url)]
+    return [stem(t) for t in raw_tokens(text, url=url) if _keep(t, url)]
 
 
 def _strip_scheme(url: str) -> str:
@@ -160,7 +161,7 @@ def as_frame(X: Any) -> pd.DataFrame:
     return pd.DataFrame(data)
 
 
-def _column(frame: pd.DataFrame | pa.Table, name: str) -> pa.Array:
+def string_column(frame: pd.DataFrame | pa.Table, name: str) -> pa.Array:
     """One string column as a pyarrow array (missing column or nulls -> "")."""
     if isinstance(frame, pa.Table):
         if name not in frame.column_names:
@@ -177,6 +178,19 @@ def _column(frame: pd.DataFrame | pa.Table, name: str) -> pa.Array:
     return pc.fill_null(col, "")
 
 
+def numeric_column(frame: pd.DataFrame | pa.Table, name: str, n: int) -> np.ndarray:
+    """One numeric column as float64 (missing column or NaN -> 0)."""
+    if isinstance(frame, pa.Table):
+        if name not in frame.column_names:
+            return np.zeros(n)
+        col = frame.column(name).to_numpy()
+    else:
+        if name not in frame:
+            return np.zeros(n)
+        col = frame[name].to_numpy()
+    return np.nan_to_num(np.asarray(col, dtype=np.float64))
+
+
 def tokenize_column(
     texts: pa.Array, *, url: bool = False
 ) -> tuple[np.ndarray, np.ndarray, list[str]]:
@@ -187,6 +201,7 @@ def tokenize_column(
     """
     if url:
         texts = pc.replace_substring_regex(texts, r"^[a-zA-Z][a-zA-Z0-9+.-]*://", "")
+        texts = pc.replace_substring_regex(texts, r"([a-z])([A-Z])", r"\1 \2")
     low = pc.utf8_lower(texts)
     split = pc.utf8_split_whitespace(pc.replace_substring_regex(low, _ARROW_SPLIT, " "))
     parents = pc.list_parent_indices(split).to_numpy(zero_copy_only=False)
@@ -322,7 +337,7 @@ class LinkFeatureSelector(TransformerMixin, BaseEstimator):
         blocks = []
         for space in SPACES:
             feats = self.features_[space]
-            col = _column(frame, space)
+            col = string_column(frame, space)
             blocks.append(count_matrix(col, _matcher(space, feats), len(feats), url=space == "url"))
         return sp.csr_matrix(sp.hstack(blocks, format="csr"))
 
