@@ -1,0 +1,327 @@
+"""Features of a form, one scikit-learn transformer per signal.
+
+Samples are ``FormSample`` objects (a ``Form`` plus its page's title and URL);
+plain ``Form`` objects are accepted too. ``FormStructure`` turns a form into a
+fixed vector of structural counts and flags (the searchable-form tree's input);
+``FormText`` picks one text signal (labels, field names, option texts, submit
+texts, page title, text near the form, ...) and ``text_pipeline`` chains it with
+a stemmed TF-IDF vectoriser (the domain SVM's input).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+import numpy as np
+from nltk.stem import PorterStemmer
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, TfidfVectorizer
+from sklearn.pipeline import Pipeline
+
+from formhunter.model import Form
+
+__all__ = [
+    "STRUCTURE_FEATURES",
+    "TEXT_SIGNALS",
+    "FormSample",
+    "FormStructure",
+    "FormText",
+    "StemTokenizer",
+    "as_samples",
+    "text_pipeline",
+]
+
+
+@dataclass(slots=True, frozen=True)
+class FormSample:
+    """What the classifiers see of a form: the form and its page's title and URL."""
+
+    form: Form
+    title: str = ""
+    url: str = ""
+
+
+def as_samples(X: Iterable[FormSample | Form]) -> list[FormSample]:
+    """Accept ``FormSample`` or bare ``Form`` items."""
+    return [x if isinstance(x, FormSample) else FormSample(x) for x in X]
+
+
+# --- term lists (multilingual; matched on lower-cased text) -------------------
+
+_SEARCH = (
+    r"search|seach|recherch|busca|búsqueda|pesquis|procur|cerca|ricerca|zoek|such|sök|søg|søk"
+    r"|haku|hae\b|szuk|hledat|vyhled|keres|cauta|căuta|arama|\bara\b|ricerc|поиск|найти|искать"
+    r"|пошук|szukaj|検索|搜索|搜尋|查询|查詢|검색|بحث|جستجو|חיפוש|tìm|cari|ค้นหา|खोज|\bfind\b"
+    r"|look ?up|query|keyword|schlagwort|suchbegriff|mot[- ]cl|palabra|termo|\bgo\b|\bgo!"
+)
+SEARCH_RE = re.compile(_SEARCH)
+#: field names that mean "the query" on their own
+_QUERY_NAMES = frozenset(
+    {
+        "q", "s", "k", "w", "wd", "p", "kw", "qs", "qt", "query", "keys", "key", "term",
+        "terms", "keyword", "keywords", "text", "searchtext", "searchterm", "search_query",
+        "search", "find", "words", "string", "qry", "sq", "st", "ss", "field-keywords",
+        "search_api_views_fulltext", "searchword", "searchstring", "txtsearch", "query_string",
+    }
+)  # fmt: skip
+_ACTION_SEARCH_RE = re.compile(
+    _SEARCH + r"|result|/s/?$|/s\?|/find|/browse|/catalog|/list|/lookup|/suche|/q/?$"
+)
+_NEGATIVE = {
+    "login": r"log ?in|sign ?in|signin|logon|log on|anmeld|connexion|connecter|iniciar ses"
+    r"|entrar|accedi|inloggen|войти|вход|ログイン|登录|登入|로그인|remember me|password|passwort",
+    "register": r"regist|sign ?up|signup|create (an |your )?account|join|crear cuenta"
+    r"|inscri|cadastr|konto erstellen|зарегистр|登録|注册",
+    "subscribe": r"subscri|newsletter|mailing|abonn|suscrib|iscriv|notify me|updates|e-?mail",
+    "contact": r"contact|message|comment|your name|send|enviar|envoyer|senden|invia|kontakt"
+    r"|feedback|reply|post|enquiry|inquiry|subject|phone",
+    "cart": r"cart|basket|bag|buy|order|checkout|warenkorb|panier|carrito|quantity|qty|price"
+    r"|add to|kaufen|acheter|comprar|coupon|voucher",
+    "recover": r"forgot|reset|recover|lost|retriev|vergessen|oubli|olvid",
+    "display": r"sort|order by|per page|pro seite|par page|display|show|jump|language|currency"
+    r"|style|theme|layout|sortier|trier|ordenar|vote|poll|umfrage",
+}
+_NEGATIVE_RE = {k: re.compile(v) for k, v in _NEGATIVE.items()}
+_CAMEL_RE = re.compile(r"([a-z])([A-Z])")
+_TEXT_LIKE = frozenset({"text", "search", "email", "tel", "url", "number"})
+_DATE_LIKE = frozenset({"date", "datetime-local", "datetime", "month", "week", "time"})
+_COUNTED = (
+    "text", "search", "select", "checkbox", "radio", "hidden", "password", "file",
+    "textarea", "button", "email", "tel", "url", "number", "image", "reset", "submit",
+)  # fmt: skip
+
+STRUCTURE_FEATURES: tuple[str, ...] = (
+    *(f"n_{t}" for t in _COUNTED),
+    "n_date",
+    "n_submits",
+    "n_visible",
+    "n_text_like",
+    "n_options",
+    "max_options",
+    "share_select",
+    "method_post",
+    "action_search",
+    "action_has_query",
+    "attr_search",
+    "role_search",
+    "submit_search",
+    "label_search",
+    "name_search",
+    "query_name",
+    "text_search",
+    "context_search",
+    "single_box",
+    "single_box_search",
+    "has_password",
+    "has_email",
+    "n_form_words",
+    *(f"neg_{k}" for k in _NEGATIVE),
+)
+_INDEX = {name: i for i, name in enumerate(STRUCTURE_FEATURES)}
+
+
+def _split_name(name: str) -> str:
+    """``departureDate``/``departure_date`` -> ``departure date``."""
+    return _CAMEL_RE.sub(r"\1 \2", name).replace("_", " ").replace("-", " ").replace(".", " ")
+
+
+def structure_vector(sample: FormSample) -> np.ndarray:
+    """The structural features of one form (order: ``STRUCTURE_FEATURES``)."""
+    form = sample.form
+    v = np.zeros(len(STRUCTURE_FEATURES), dtype=np.float64)
+    ix = _INDEX
+    labels: list[str] = []
+    names: list[str] = []
+    n_options = 0
+    max_options = 0
+    query_name = 0.0
+    for f in form.fields:
+        t = f.type
+        key = f"n_{t}"
+        if key in ix:
+            v[ix[key]] += 1
+        if t in _DATE_LIKE:
+            v[ix["n_date"]] += 1
+        if t in _TEXT_LIKE:
+            v[ix["n_text_like"]] += 1
+        if t not in ("hidden", "submit", "image", "reset", "button"):
+            v[ix["n_visible"]] += 1
+            if f.label:
+                labels.append(f.label)
+            if f.placeholder:
+                labels.append(f.placeholder)
+        if t == "select":
+            n_options += len(f.options)
+            max_options = max(max_options, len(f.options))
+        low = f.name.lower()
+        if low:
+            names.append(low)
+            if t in _TEXT_LIKE and (low in _QUERY_NAMES or low.rsplit("[", 1)[0] in _QUERY_NAMES):
+                query_name = 1.0
+    v[ix["n_submits"]] = len(form.submit_texts)
+    v[ix["n_options"]] = n_options
+    v[ix["max_options"]] = max_options
+    n_vis = v[ix["n_visible"]]
+    v[ix["share_select"]] = v[ix["n_select"]] / n_vis if n_vis else 0.0
+    v[ix["method_post"]] = float(form.method == "POST")
+    parts = urlsplit(form.action)
+    action = f"{parts.path}?{parts.query}".lower()
+    v[ix["action_search"]] = float(bool(_ACTION_SEARCH_RE.search(action)))
+    v[ix["action_has_query"]] = float(bool(parts.query))
+    attrs = " ".join(f"{k}={val}" for k, val in form.attrs.items() if k != "action").lower()
+    v[ix["attr_search"]] = float(bool(SEARCH_RE.search(_split_name(attrs).lower())))
+    v[ix["role_search"]] = float(form.attrs.get("role", "").lower() == "search")
+    submit = " ".join(form.submit_texts).lower()
+    v[ix["submit_search"]] = float(bool(SEARCH_RE.search(submit)))
+    label_text = " ".join(labels).lower()
+    v[ix["label_search"]] = float(bool(SEARCH_RE.search(label_text)))
+    name_text = " ".join(_split_name(n) for n in names).lower()
+    v[ix["name_search"]] = float(bool(SEARCH_RE.search(name_text)))
+    v[ix["query_name"]] = query_name
+    text = form.text.lower()
+    v[ix["text_search"]] = float(bool(SEARCH_RE.search(text)))
+    v[ix["context_search"]] = float(bool(SEARCH_RE.search(form.context.lower())))
+    single = (
+        v[ix["n_text_like"]] == 1
+        and v[ix["n_password"]] == 0
+        and v[ix["n_textarea"]] == 0
+        and v[ix["n_visible"]] <= 3
+    )
+    v[ix["single_box"]] = float(single)
+    v[ix["single_box_search"]] = float(
+        single and v[ix["n_email"]] == 0 and v[ix["n_tel"]] == 0 and v[ix["n_checkbox"]] == 0
+    )
+    v[ix["has_password"]] = float(v[ix["n_password"]] > 0)
+    v[ix["has_email"]] = float(v[ix["n_email"]] > 0 or any("mail" in n for n in names))
+    v[ix["n_form_words"]] = min(len(form.text.split()), 500)
+    everything = f"{submit} {label_text} {name_text} {text[:1000]}"
+    for k, rx in _NEGATIVE_RE.items():
+        v[ix[f"neg_{k}"]] = float(len(rx.findall(everything)))
+    return v
+
+
+class FormStructure(BaseEstimator, TransformerMixin):
+    """Structural counts and flags of each form (stateless; see ``STRUCTURE_FEATURES``)."""
+
+    def fit(self, X: Sequence[Any], y: Any = None) -> FormStructure:
+        self.n_features_out_ = len(STRUCTURE_FEATURES)
+        return self
+
+    def transform(self, X: Sequence[Any]) -> np.ndarray:
+        samples = as_samples(X)
+        if not samples:
+            return np.zeros((0, len(STRUCTURE_FEATURES)))
+        return np.vstack([structure_vector(s) for s in samples])
+
+    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
+        return np.asarray(STRUCTURE_FEATURES, dtype=object)
+
+
+def _signal(sample: FormSample, signal: str) -> str:
+    form = sample.form
+    if signal == "labels":
+        return " ".join(
+            x for f in form.fields for x in (f.label, f.placeholder) if x and f.type != "hidden"
+        )
+    if signal == "names":
+        return " ".join(_split_name(f.name) for f in form.fields if f.name)
+    if signal == "options":
+        return " ".join(o for f in form.fields for o in f.options[:60])
+    if signal == "submit":
+        return " ".join(form.submit_texts)
+    if signal == "title":
+        return sample.title
+    if signal == "context":
+        return form.context
+    if signal == "text":
+        return form.text
+    if signal == "action":
+        parts = urlsplit(form.action)
+        return _split_name(f"{parts.netloc} {parts.path}".replace("/", " "))
+    if signal == "attrs":
+        return _split_name(" ".join(form.attrs.get(k, "") for k in ("id", "class", "name")))
+    raise ValueError(f"unknown text signal {signal!r} (known: {', '.join(TEXT_SIGNALS)})")
+
+
+TEXT_SIGNALS = (
+    "labels",
+    "names",
+    "options",
+    "submit",
+    "title",
+    "context",
+    "text",
+    "action",
+    "attrs",
+)
+
+
+class FormText(BaseEstimator, TransformerMixin):
+    """One text signal of each form, as a list of strings (feed it to a vectoriser)."""
+
+    def __init__(self, signal: str = "labels") -> None:
+        self.signal = signal
+
+    def fit(self, X: Sequence[Any], y: Any = None) -> FormText:
+        if self.signal not in TEXT_SIGNALS:
+            raise ValueError(f"unknown text signal {self.signal!r}")
+        return self
+
+    def transform(self, X: Sequence[Any]) -> list[str]:
+        return [_signal(s, self.signal) for s in as_samples(X)]
+
+
+_TOKEN_RE = re.compile(r"[^\W\d_]{2,}|[^\W\d_]", re.UNICODE)
+_STOP = frozenset(ENGLISH_STOP_WORDS)
+
+
+class StemTokenizer:
+    """Lower-case word tokens, English stop words removed, Porter-stemmed.
+
+    Splits camelCase first. Picklable (a module-level class); keeps a cache of
+    stems because form vocabularies are small and repetitive.
+    """
+
+    def __init__(self) -> None:
+        self._stemmer = PorterStemmer()
+        self._cache: dict[str, str] = {}
+
+    def __call__(self, text: str) -> list[str]:
+        out: list[str] = []
+        cache = self._cache
+        for tok in _TOKEN_RE.findall(_CAMEL_RE.sub(r"\1 \2", text).lower()):
+            if tok in _STOP or (len(tok) == 1 and tok.isascii()):
+                continue
+            stem = cache.get(tok)
+            if stem is None:
+                stem = self._stemmer.stem(tok)
+                if len(cache) < 200_000:
+                    cache[tok] = stem
+            out.append(stem)
+        return out
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self._stemmer = PorterStemmer()
+        self._cache = {}
+
+
+def text_pipeline(signal: str, **tfidf: Any) -> Pipeline:
+    """``FormText(signal)`` followed by a stemmed, stop-word-free TF-IDF vectoriser."""
+    params: dict[str, Any] = {
+        "tokenizer": StemTokenizer(),
+        "lowercase": False,
+        "token_pattern": None,
+        "sublinear_tf": True,
+        "min_df": 1,
+        "ngram_range": (1, 2),
+        "dtype": np.float32,
+    }
+    params.update(tfidf)
+    return Pipeline([("signal", FormText(signal)), ("tfidf", TfidfVectorizer(**params))])

@@ -1,0 +1,240 @@
+"""Model directories: ``model.joblib`` plus ``manifest.json``.
+
+The manifest records the model kind, the library versions it was made with,
+the training data hash, the parameters and the cross-validated metrics.
+``load_model`` refuses a model whose manifest is missing or whose libraries are
+incompatible with the installed ones (scikit-learn major.minor, numpy major,
+Python major.minor must match), with a ``ModelError`` that says which command
+rebuilds it. joblib files are pickles and can run code when loaded: load only
+models you made (the defaults in data/models/ are built by this project).
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import time
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from formhunter.exceptions import ModelError
+
+__all__ = [
+    "BASELINES",
+    "DEFAULT_MODELS",
+    "MANIFEST",
+    "MODEL_FILE",
+    "compatible",
+    "library_versions",
+    "load_model",
+    "pin_baseline",
+    "read_baselines",
+    "read_manifest",
+    "save_model",
+]
+
+DEFAULT_MODELS = Path(__file__).resolve().parents[1] / "data" / "models"
+MANIFEST = "manifest.json"
+MODEL_FILE = "model.joblib"
+_LIBS = ("scikit-learn", "numpy", "scipy", "joblib", "nltk", "lxml")
+#: how many leading version components must agree
+_MUST_MATCH = {"python": 2, "scikit-learn": 2, "numpy": 1, "scipy": 1}
+_TRAIN_HINT = {
+    "searchable": "formhunter train searchable --out {dir}",
+    "domain": "formhunter train domain --out {dir}",
+}
+
+
+def library_versions() -> dict[str, str]:
+    """Versions of Python and the libraries a pickled model depends on."""
+    out = {"python": platform.python_version()}
+    for lib in _LIBS:
+        try:
+            out[lib] = metadata.version(lib)
+        except metadata.PackageNotFoundError:
+            out[lib] = ""
+    return out
+
+
+def _prefix(version: str, n: int) -> tuple[str, ...]:
+    return tuple(version.split(".")[:n])
+
+
+def compatible(saved: dict[str, str], current: dict[str, str] | None = None) -> list[str]:
+    """Human-readable mismatches between saved and installed versions (empty = compatible)."""
+    current = current or library_versions()
+    problems = []
+    for lib, n in _MUST_MATCH.items():
+        a, b = saved.get(lib, ""), current.get(lib, "")
+        if not a or _prefix(a, n) != _prefix(b, n):
+            problems.append(f"{lib} {a or '?'} (installed: {b or 'none'})")
+    return problems
+
+
+def save_model(
+    model: Any,
+    directory: Path | str,
+    *,
+    kind: str,
+    data_hash: str,
+    params: dict[str, Any],
+    metrics: dict[str, Any],
+    extra: dict[str, Any] | None = None,
+) -> Path:
+    """Write ``model.joblib`` and ``manifest.json`` into ``directory`` (created)."""
+    import joblib
+
+    from formhunter import __version__
+
+    d = Path(directory)
+    d.mkdir(parents=True, exist_ok=True)
+    joblib.dump(model, d / MODEL_FILE, compress=3)
+    manifest = {
+        "kind": kind,
+        "estimator": f"{type(model).__module__}.{type(model).__qualname__}",
+        "formhunter": __version__,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "versions": library_versions(),
+        "data_hash": data_hash,
+        "params": params,
+        "metrics": metrics,
+        **(extra or {}),
+    }
+    (d / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True, default=str) + "\n")
+    return d
+
+
+def read_manifest(directory: Path | str) -> dict[str, Any]:
+    """The manifest of a model directory; ModelError if absent or unreadable."""
+    path = Path(directory) / MANIFEST
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ModelError(f"no model in {directory} ({MANIFEST} missing)") from None
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ModelError(f"{path} is unreadable: {exc}") from None
+    if not isinstance(data, dict):
+        raise ModelError(f"{path} is not a model manifest")
+    return data
+
+
+def load_model(directory: Path | str, kind: str) -> tuple[Any, dict[str, Any]]:
+    """Load (model, manifest) from a model directory made by ``save_model``.
+
+    ModelError when the directory holds no model of ``kind`` or the model was
+    made with incompatible library versions; the message names the command that
+    rebuilds it.
+    """
+    d = Path(directory)
+    hint = _TRAIN_HINT.get(kind, "formhunter train " + kind + " --out {dir}").format(dir=d)
+    manifest = read_manifest(d)
+    if manifest.get("kind") != kind:
+        raise ModelError(f"{d} holds a {manifest.get('kind')!r} model, not {kind!r}")
+    problems = compatible(manifest.get("versions", {}))
+    if problems:
+        raise ModelError(
+            f"the {kind} model in {d} was made with incompatible libraries: "
+            f"{'; '.join(problems)}. Retrain it: {hint}"
+        )
+    import joblib
+
+    try:
+        model = joblib.load(d / MODEL_FILE)
+    except FileNotFoundError:
+        raise ModelError(f"{d / MODEL_FILE} is missing; retrain: {hint}") from None
+    except Exception as exc:  # unpickling fails in many ways
+        raise ModelError(f"cannot load {d / MODEL_FILE} ({exc}); retrain: {hint}") from None
+    return model, manifest
+
+
+# --- evaluation baselines (the CI gate) ----------------------------------------
+
+BASELINES = Path(__file__).resolve().parents[1] / "data" / "baselines.json"
+
+
+def read_baselines(path: Path | str | None = None) -> dict[str, Any]:
+    """data/baselines.json: per model kind, the metric, its floor, the data hash."""
+    p = Path(path) if path is not None else BASELINES
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    if not isinstance(data, dict):
+        raise ModelError(f"{p} is not a baselines file")
+    return data
+
+
+def pin_baseline(
+    kind: str,
+    *,
+    metric: str,
+    measured: float,
+    data_hash: str,
+    floor: float | None = None,
+    allow_lower: bool = False,
+    path: Path | str | None = None,
+) -> dict[str, Any]:
+    """Record the measured value and data hash for ``kind``; set the floor if given.
+
+    A floor below the pinned one needs ``allow_lower`` (the explicit flag);
+    a measured value below the floor is refused.
+    """
+    p = Path(path) if path is not None else BASELINES
+    data = read_baselines(p)
+    entry = dict(data.get(kind, {}))
+    old = entry.get("floor")
+    new_floor = float(floor) if floor is not None else old
+    if new_floor is None:
+        raise ModelError(f"no floor pinned for {kind}; give one")
+    if old is not None and new_floor < float(old) and not allow_lower:
+        raise ModelError(
+            f"lowering the {kind} floor from {old} to {new_floor} needs --allow-lower-floor"
+        )
+    if measured < new_floor:
+        raise ModelError(f"{kind} {metric} {measured:.4f} is below the floor {new_floor}")
+    entry.update(metric=metric, floor=new_floor, measured=round(measured, 4), data_hash=data_hash)
+    data[kind] = entry
+    p.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return entry
+
+
+#: the metric each kind is gated on
+GATED_METRIC = {"searchable": "f1", "domain": "macro_f1"}
+
+
+def evaluate_kind(
+    kind: str,
+    params: dict[str, Any] | None = None,
+    *,
+    domains_dir: Path | str | None = None,
+    n_splits: int = 5,
+) -> tuple[dict[str, Any], str]:
+    """Site-grouped CV of a model kind on its labelled data: (report, data hash).
+
+    ``params`` are the estimator's parameters (e.g. a manifest's), default ones
+    otherwise. The report holds the gated metric under ``GATED_METRIC[kind]``.
+    """
+    from classifiers import datasets
+
+    params = dict(params or {})
+    if kind == "searchable":
+        from classifiers.searchable import SearchableFormClassifier, cross_validate_searchable
+
+        df = datasets.load_formasaurus()
+        report = cross_validate_searchable(df, SearchableFormClassifier(**params), n_splits)
+        return report, datasets.data_hash([datasets.FORMASAURUS_FILE])
+    if kind == "domain":
+        from classifiers.domain import MIN_FORMS, DomainFormClassifier, cross_validate_domain
+
+        if "signals" in params:
+            params["signals"] = tuple(params["signals"])
+        df = datasets.load_pack_forms(root=domains_dir)
+        df = df[df["searchable"].astype(bool)]
+        counts = df["label"].value_counts()
+        df = df[df["label"].isin([k for k, v in counts.items() if v >= MIN_FORMS])]
+        df = df.reset_index(drop=True)
+        report = cross_validate_domain(df, DomainFormClassifier(**params), n_splits)
+        names = sorted(set(df["pack"]) - {"_other"})
+        return report, datasets.data_hash(datasets.pack_files(names, domains_dir))
+    raise ModelError(f"unknown model kind {kind!r} (known: searchable, domain)")

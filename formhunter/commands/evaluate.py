@@ -1,0 +1,104 @@
+"""``formhunter evaluate [searchable|domain]``: site-grouped CV report against the floors.
+
+Re-runs GroupKFold-by-site cross-validation with a saved model's parameters
+(default: data/models/<kind>) on the current labelled data and prints
+precision, recall, F1 and the confusion matrix (per domain for the domain
+model). Exit 1 when the gated metric is below the floor pinned in
+data/baselines.json. ``--pin`` records the measured value and data hash there;
+lowering a floor needs ``--floor X --allow-lower-floor``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+
+def _print_confusion(labels: list[str], cm: list[list[int]]) -> None:
+    width = max(8, *(len(x) for x in labels)) + 1
+    print("confusion (rows = true, columns = predicted):")
+    print(" " * width + "".join(f"{x:>{width}}" for x in labels))
+    for lab, row in zip(labels, cm, strict=True):
+        print(f"{lab:>{width}}" + "".join(f"{v:>{width}}" for v in row))
+
+
+def _report(kind: str, report: dict[str, Any]) -> None:
+    if kind == "searchable":
+        print(f"search class: precision={report['precision']:.4f} "
+              f"recall={report['recall']:.4f} F1={report['f1']:.4f} "
+              f"accuracy={report['accuracy']:.4f} n={report['n']}")  # fmt: skip
+        _print_confusion(["other", "search"], report["confusion"])
+        return
+    print(f"macro: precision={report['macro_precision']:.4f} "
+          f"recall={report['macro_recall']:.4f} F1={report['macro_f1']:.4f} "
+          f"accuracy={report['accuracy']:.4f} n={report['n']}")  # fmt: skip
+    for label, m in report["per_label"].items():
+        print(f"  {label:<12} P={m['precision']:.4f} R={m['recall']:.4f} "
+              f"F1={m['f1']:.4f} n={m['support']}")  # fmt: skip
+    _print_confusion(report["labels"], report["confusion"])
+
+
+def run(args: argparse.Namespace) -> int:
+    from classifiers.persist import (
+        DEFAULT_MODELS,
+        GATED_METRIC,
+        evaluate_kind,
+        pin_baseline,
+        read_baselines,
+        read_manifest,
+    )
+
+    kinds = [args.kind] if args.kind else ["searchable", "domain"]
+    if args.model and len(kinds) > 1:
+        from formhunter.exceptions import UsageError
+
+        raise UsageError("--model needs a kind: formhunter evaluate searchable|domain --model DIR")
+    status = 0
+    baselines = read_baselines()
+    for kind in kinds:
+        model_dir = Path(args.model) if args.model else DEFAULT_MODELS / kind
+        manifest = read_manifest(model_dir)
+        params = {k: v for k, v in manifest.get("params", {}).items() if k != "random_state"}
+        report, data_hash = evaluate_kind(
+            kind, params, domains_dir=args.domains_dir, n_splits=args.folds
+        )
+        metric = GATED_METRIC[kind]
+        value = float(report[metric])
+        print(f"== {kind} (model {model_dir}, {report['n_splits']}-fold CV grouped by site)")
+        _report(kind, report)
+        if manifest.get("data_hash") != data_hash:
+            print(f"note: the model was trained on other data ({manifest.get('data_hash')} != "
+                  f"{data_hash}); retrain with: formhunter train {kind}")  # fmt: skip
+        base = baselines.get(kind, {})
+        floor = base.get("floor")
+        if args.pin:
+            entry = pin_baseline(
+                kind, metric=metric, measured=value, data_hash=data_hash,
+                floor=args.floor, allow_lower=args.allow_lower_floor,
+            )  # fmt: skip
+            print(f"pinned {kind}: {entry}")
+        elif floor is not None and value < float(floor):
+            print(f"FAIL: {kind} {metric} {value:.4f} is below the floor {floor}")
+            status = 1
+        elif floor is not None:
+            print(f"ok: {kind} {metric} {value:.4f} >= floor {floor}")
+    return status
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "evaluate",
+        help="site-grouped CV report of a critic model against the quality floors",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("kind", nargs="?", choices=["searchable", "domain"], help="model kind")
+    p.add_argument("--model", help="model directory (default: data/models/KIND)")
+    p.add_argument("--domains-dir", help="folder of domain packs (default: domains/)")
+    p.add_argument("--folds", type=int, default=5, help="cross-validation folds (default 5)")
+    p.add_argument("--pin", action="store_true", help="record the result in data/baselines.json")
+    p.add_argument("--floor", type=float, help="with --pin: set the floor")
+    p.add_argument("--allow-lower-floor", action="store_true",
+                   help="with --pin --floor: allow lowering a pinned floor")  # fmt: skip
+    p.set_defaults(func=run)
