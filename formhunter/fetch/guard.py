@@ -7,8 +7,8 @@ Exact semantics (``AddressGuard.check``):
   multicast, reserved, unspecified, site-local, documentation and the other
   special-purpose ranges Python's ``ipaddress`` marks as not global. An IPv6
   address that embeds an IPv4 one (IPv4-mapped ``::ffff:a.b.c.d``, 6to4
-  ``2002::/16``, NAT64 ``64:ff9b::/96``) is also forbidden when the embedded
-  IPv4 address is.
+  ``2002::/16``, NAT64 ``64:ff9b::/96``) is judged by the embedded IPv4
+  address alone.
 * A host written as an IP literal is read the way browsers read it (the WHATWG
   URL standard, through ``ada-url``): ``0x7f000001``, ``2130706433``,
   ``0177.0.0.1`` and ``127.1`` are all 127.0.0.1; ``[::1]`` is ``::1``.
@@ -83,10 +83,9 @@ def forbidden_reason(ip: IPAddress) -> str | None:
         embedded = ip.ipv4_mapped or ip.sixtofour
         if embedded is None and ip in _NAT64:
             embedded = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
-        if embedded is not None:
+        if embedded is not None:  # judged by the IPv4 address it carries
             inner = forbidden_reason(embedded)
-            if inner:
-                return f"{inner} (embedded in {ip})"
+            return f"{inner} (embedded in {ip})" if inner else None
         if ip.is_site_local:
             return "site-local"
     for attr in ("is_unspecified", "is_loopback", "is_link_local", "is_multicast",

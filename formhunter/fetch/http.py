@@ -273,7 +273,7 @@ class Fetcher:
             host = urlsplit(url).hostname
         except ValueError:
             return 0.0
-        return self.politeness.ready_in(host) if host else 0.0
+        return self.politeness.ready_in(host, self.delay_for(host)) if host else 0.0
 
     async def fetch(self, url: str) -> FetchResult:
         """Fetch one page (module doc). Never raises for a failure of this URL."""
@@ -383,7 +383,7 @@ class Fetcher:
         s = self.settings
         for attempt in range(retries + 1):
             result.error = result.message = ""
-            async with self.politeness.slot(host, self.delay_for(host)):
+            async with self.politeness.slot(host, lambda: self.delay_for(host)):
                 assert self._slots is not None
                 async with self._slots:
                     outcome = await self._request(url, result, check_type, max_bytes, truncate)

@@ -15,20 +15,28 @@ one budget; idle hosts are forgotten once many hosts are known.
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 
 @dataclass(slots=True)
 class _HostState:
     sem: asyncio.Semaphore
-    next_start: float = 0.0
-    delay: float = 0.0
+    not_before: float = 0.0  # set by defer()
+    last_start: float = -math.inf
+    last_end: float = -math.inf
+    delay: float = 0.0  # the latest delay asked for, for ready_in estimates
     active: int = 0
     waiting: int = 0
-    last_used: float = field(default=0.0)
+
+    def next_start(self, delay: float) -> float:
+        return max(self.not_before, self.last_start + delay, self.last_end + delay)
+
+
+Delay = float | Callable[[], float]
 
 
 class Politeness:
@@ -58,14 +66,18 @@ class Politeness:
         now = self._clock()
         idle = [
             h for h, s in self._hosts.items()
-            if s.active == 0 and s.waiting == 0 and s.next_start <= now
+            if s.active == 0 and s.waiting == 0 and s.next_start(s.delay) <= now
         ]
         for h in idle:
             del self._hosts[h]
 
     @asynccontextmanager
-    async def slot(self, host: str, delay: float) -> AsyncIterator[None]:
-        """Wait for a free connection of ``host`` and its next start time, then run."""
+    async def slot(self, host: str, delay: Delay) -> AsyncIterator[None]:
+        """Wait for a free connection of ``host`` and its next start time, then run.
+
+        ``delay`` (seconds, or a function giving them) is read when the wait
+        is computed, so a Crawl-delay learnt meanwhile applies at once.
+        """
         st = self._state(host)
         st.waiting += 1
         try:
@@ -73,42 +85,43 @@ class Politeness:
         finally:
             st.waiting -= 1
         try:
-            while True:
-                wait = st.next_start - self._clock()
+            while True:  # defer() or a new delay may move the start meanwhile
+                current = delay() if callable(delay) else delay
+                wait = st.next_start(current) - self._clock()
                 if wait <= 0:
                     break
-                await asyncio.sleep(wait)  # defer() may move next_start meanwhile
-            now = self._clock()
-            st.delay = delay
-            st.next_start = now + delay
-            st.last_used = now
+                await asyncio.sleep(wait)
+            st.delay = current
+            st.last_start = self._clock()
             st.active += 1
             try:
                 yield
             finally:
                 st.active -= 1
-                st.next_start = max(st.next_start, self._clock() + delay)
+                st.last_end = self._clock()
         finally:
             st.sem.release()
 
     def defer(self, host: str, seconds: float) -> None:
         """No request to ``host`` starts earlier than ``seconds`` from now."""
         st = self._state(host)
-        st.next_start = max(st.next_start, self._clock() + max(0.0, seconds))
+        st.not_before = max(st.not_before, self._clock() + max(0.0, seconds))
 
-    def ready_in(self, host: str) -> float:
+    def ready_in(self, host: str, delay: float | None = None) -> float:
         """Seconds until a request to ``host`` could start without waiting (0 = now).
 
-        For a host whose connections are all busy, or with requests queued,
-        this is an estimate: the remaining spacing plus one delay per queued
-        request (at least one delay while all connections are busy).
+        ``delay`` is the spacing in force (default: the last one used). For a
+        host whose connections are all busy, or with requests queued, this is
+        an estimate: the remaining spacing plus one delay per queued request
+        (at least one delay while all connections are busy).
         """
         st = self._hosts.get(host)
         if st is None:
             return 0.0
-        wait = max(0.0, st.next_start - self._clock()) + st.waiting * st.delay
+        d = st.delay if delay is None else delay
+        wait = max(0.0, st.next_start(d) - self._clock()) + st.waiting * d
         if st.active >= self.connections:
-            wait = max(wait, st.delay)
+            wait = max(wait, d)
         return wait
 
     def __len__(self) -> int:
