@@ -1,0 +1,477 @@
+"""The catalogue: one DuckDB file holding runs, pages, forms and the frontier.
+
+Schema (ARCHITECTURE.md §4, plus the extra columns listed in ``MIGRATIONS``):
+``runs``, ``pages``, ``forms``, ``form_fields``, ``form_paths``, ``frontier``,
+``learning_iterations`` and ``schema_version``. A form seen again on the same
+site in the same run is one form: (run_id, site, signature) is unique.
+
+Writing: one ``Catalogue`` object (the engine's) is the only writer. Rows are
+buffered in memory and written in bulk (Arrow tables) at ``commit()``, in one
+transaction together with every registered flusher (the persistent frontier):
+a commit point is all-or-nothing, so a SIGKILL loses at most the work since the
+last commit. Opening a file written by a newer schema version raises
+``SchemaVersionError``; older versions are migrated forward on open.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from formhunter.exceptions import CatalogueError, SchemaVersionError, UsageError
+from formhunter.model import Form, Page, Verdict
+
+log = logging.getLogger(__name__)
+
+_V1 = [
+    """CREATE TABLE IF NOT EXISTS runs(
+        run_id INTEGER, started_at TIMESTAMP, finished_at TIMESTAMP, domain VARCHAR,
+        strategy VARCHAR, max_pages BIGINT, config VARCHAR, status VARCHAR,
+        pages_fetched BIGINT DEFAULT 0, forms BIGINT DEFAULT 0,
+        searchable_forms BIGINT DEFAULT 0, relevant_forms BIGINT DEFAULT 0,
+        errors VARCHAR, counters VARCHAR, seeds VARCHAR)""",
+    """CREATE TABLE IF NOT EXISTS pages(
+        run_id INTEGER, seq BIGINT, url VARCHAR, final_url VARCHAR, site VARCHAR,
+        host VARCHAR, status INTEGER, error VARCHAR, content_type VARCHAR,
+        fetched_at TIMESTAMP, depth INTEGER, on_topic BOOLEAN, page_score DOUBLE,
+        n_links INTEGER, n_forms INTEGER, bytes BIGINT, elapsed DOUBLE,
+        parent_url VARCHAR, anchor VARCHAR, title VARCHAR, rendered BOOLEAN)""",
+    """CREATE TABLE IF NOT EXISTS forms(
+        form_id BIGINT, run_id INTEGER, seq BIGINT, page_url VARCHAR, site VARCHAR,
+        action_url VARCHAR, method VARCHAR, signature VARCHAR, searchable BOOLEAN,
+        searchable_score DOUBLE, domain VARCHAR, domain_score DOUBLE, relevant BOOLEAN,
+        n_fields INTEGER, text VARCHAR, html VARCHAR, found_after_pages BIGINT,
+        rendered BOOLEAN, form_index INTEGER, context VARCHAR, page_title VARCHAR,
+        found_at TIMESTAMP)""",
+    """CREATE TABLE IF NOT EXISTS form_fields(
+        form_id BIGINT, position INTEGER, name VARCHAR, type VARCHAR, label VARCHAR,
+        options VARCHAR[], value VARCHAR, placeholder VARCHAR)""",
+    """CREATE TABLE IF NOT EXISTS form_paths(
+        form_id BIGINT, hop INTEGER, url VARCHAR, anchor VARCHAR)""",
+    """CREATE TABLE IF NOT EXISTS frontier(
+        run_id INTEGER, lid BIGINT, url VARCHAR, site VARCHAR, host VARCHAR,
+        depth INTEGER, level INTEGER, score DOUBLE, state VARCHAR, reason VARCHAR,
+        parent VARCHAR, anchor VARCHAR, around VARCHAR, parent_score DOUBLE,
+        dom_terms VARCHAR, loaded BOOLEAN, added_at_page BIGINT)""",
+]
+_V2 = [
+    """CREATE TABLE IF NOT EXISTS learning_iterations(
+        run_id INTEGER, iteration INTEGER, learned_at TIMESTAMP, at_page BIGINT,
+        learner VARCHAR, n_paths INTEGER, seconds DOUBLE, features VARCHAR,
+        note VARCHAR)""",
+    "ALTER TABLE runs ADD COLUMN IF NOT EXISTS stage_seconds VARCHAR",
+]
+
+#: (version, note, statements). Append only; a new version migrates older files.
+MIGRATIONS: list[tuple[int, str, list[str]]] = [
+    (1, "runs, pages, forms, form_fields, form_paths, frontier", _V1),
+    (2, "learning_iterations; runs.stage_seconds", _V2),
+]
+SCHEMA_VERSION = MIGRATIONS[-1][0]
+
+PAGE_SCHEMA = pa.schema(
+    [("run_id", pa.int32()), ("seq", pa.int64()), ("url", pa.string()),
+     ("final_url", pa.string()), ("site", pa.string()), ("host", pa.string()),
+     ("status", pa.int32()), ("error", pa.string()), ("content_type", pa.string()),
+     ("fetched_at", pa.timestamp("us")), ("depth", pa.int32()), ("on_topic", pa.bool_()),
+     ("page_score", pa.float64()), ("n_links", pa.int32()), ("n_forms", pa.int32()),
+     ("bytes", pa.int64()), ("elapsed", pa.float64()), ("parent_url", pa.string()),
+     ("anchor", pa.string()), ("title", pa.string()), ("rendered", pa.bool_())]
+)  # fmt: skip
+FORM_SCHEMA = pa.schema(
+    [("form_id", pa.int64()), ("run_id", pa.int32()), ("seq", pa.int64()),
+     ("page_url", pa.string()), ("site", pa.string()), ("action_url", pa.string()),
+     ("method", pa.string()), ("signature", pa.string()), ("searchable", pa.bool_()),
+     ("searchable_score", pa.float64()), ("domain", pa.string()),
+     ("domain_score", pa.float64()), ("relevant", pa.bool_()), ("n_fields", pa.int32()),
+     ("text", pa.string()), ("html", pa.string()), ("found_after_pages", pa.int64()),
+     ("rendered", pa.bool_()), ("form_index", pa.int32()), ("context", pa.string()),
+     ("page_title", pa.string()), ("found_at", pa.timestamp("us"))]
+)  # fmt: skip
+FIELD_SCHEMA = pa.schema(
+    [("form_id", pa.int64()), ("position", pa.int32()), ("name", pa.string()),
+     ("type", pa.string()), ("label", pa.string()), ("options", pa.list_(pa.string())),
+     ("value", pa.string()), ("placeholder", pa.string())]
+)  # fmt: skip
+PATH_SCHEMA = pa.schema(
+    [("form_id", pa.int64()), ("hop", pa.int32()), ("url", pa.string()), ("anchor", pa.string())]
+)
+
+#: Columns of ``formhunter forms`` exports, in order.
+EXPORT_COLUMNS = (
+    "form_id", "run_id", "seq", "page_url", "site", "action_url", "method", "signature",
+    "searchable", "searchable_score", "domain", "domain_score", "relevant", "n_fields",
+    "found_after_pages", "rendered", "text",
+)  # fmt: skip
+
+
+def now() -> datetime:
+    """Naive UTC timestamp (DuckDB TIMESTAMP)."""
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+class RowBuffer:
+    """Rows kept column-wise in memory, turned into one Arrow table at flush."""
+
+    def __init__(self, schema: pa.Schema) -> None:
+        self.schema = schema
+        self.columns: list[list[Any]] = [[] for _ in schema.names]
+
+    def __len__(self) -> int:
+        return len(self.columns[0])
+
+    def append(self, *values: Any) -> None:
+        for col, v in zip(self.columns, values, strict=True):
+            col.append(v)
+
+    def take(self) -> pa.Table:
+        """The buffered rows as a table; the buffer is emptied."""
+        arrays = [pa.array(c, type=f.type) for c, f in zip(self.columns, self.schema, strict=True)]
+        self.columns = [[] for _ in self.schema.names]
+        return pa.Table.from_arrays(arrays, schema=self.schema)
+
+
+def insert_arrow(con: duckdb.DuckDBPyConnection, table: str, data: pa.Table) -> None:
+    """Bulk insert an Arrow table whose column names match ``table``'s."""
+    if data.num_rows == 0:
+        return
+    name = f"_ins_{table}"
+    con.register(name, data)
+    try:
+        cols = ", ".join(data.schema.names)
+        con.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {name}")
+    finally:
+        con.unregister(name)
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """A row of ``runs``."""
+
+    run_id: int
+    domain: str
+    strategy: str
+    max_pages: int
+    status: str
+    config: dict[str, Any]
+    counters: dict[str, Any]
+    seeds: list[str]
+
+
+Flusher = Callable[[duckdb.DuckDBPyConnection], None]
+
+
+class Catalogue:
+    """A catalogue file. ``read_only`` opens without migrating or writing.
+
+    Raises CatalogueError (unreadable, locked, not a catalogue) or
+    SchemaVersionError (written by a newer formhunter).
+    """
+
+    def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
+        self.path = Path(path)
+        self.read_only = read_only
+        if read_only and not self.path.exists():
+            raise CatalogueError(f"no catalogue at {self.path}")
+        if self.path.exists() and self.path.is_dir():
+            raise CatalogueError(f"{self.path} is a directory, not a catalogue file")
+        try:
+            self.con = duckdb.connect(str(self.path), read_only=read_only)
+        except duckdb.Error as exc:
+            msg = str(exc).splitlines()[0]
+            if "lock" in msg.lower():
+                raise CatalogueError(
+                    f"{self.path} is in use by another process (DuckDB allows one writer): {msg}"
+                ) from exc
+            raise CatalogueError(f"cannot open {self.path} as a DuckDB catalogue: {msg}") from exc
+        self._lock = threading.Lock()
+        self.pages = RowBuffer(PAGE_SCHEMA)
+        self.forms = RowBuffer(FORM_SCHEMA)
+        self.fields = RowBuffer(FIELD_SCHEMA)
+        self.paths = RowBuffer(PATH_SCHEMA)
+        self._learning: list[tuple[Any, ...]] = []
+        self._run_updates: dict[int, dict[str, Any]] = {}
+        self._flushers: list[Flusher] = []
+        self._form_keys: dict[int, set[tuple[str, str]]] = {}
+        self.commits = 0
+        try:
+            self.version = self._check_version()
+        except Exception:
+            self.con.close()
+            raise
+        self._next_form_id = self._scalar("SELECT coalesce(max(form_id), 0) + 1 FROM forms")
+
+    # -- schema -----------------------------------------------------------------
+
+    def _scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        rows = self.con.execute(sql, list(params)).fetchall()
+        return rows[0][0] if rows else None
+
+    def _tables(self) -> set[str]:
+        rows = self.con.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'"
+        ).fetchall()
+        return {r[0] for r in rows}
+
+    def _check_version(self) -> int:
+        tables = self._tables()
+        if "schema_version" not in tables:
+            if tables:
+                raise CatalogueError(
+                    f"{self.path} is a DuckDB file but not a formhunter catalogue "
+                    f"(tables: {', '.join(sorted(tables))}); use another --db"
+                )
+            if self.read_only:
+                raise CatalogueError(f"{self.path} is empty, not a formhunter catalogue")
+            version = 0
+        else:
+            version = int(self._scalar("SELECT coalesce(max(version), 0) FROM schema_version"))
+        if version > SCHEMA_VERSION:
+            raise SchemaVersionError(
+                f"{self.path} has catalogue schema version {version}, but this formhunter "
+                f"knows versions up to {SCHEMA_VERSION}: upgrade formhunter, or use another --db"
+            )
+        if version < SCHEMA_VERSION and not self.read_only:
+            migrate(self.con, SCHEMA_VERSION)
+            version = SCHEMA_VERSION
+        return version
+
+    # -- runs -------------------------------------------------------------------
+
+    def new_run(self, *, domain: str, strategy: str, max_pages: int, config: dict[str, Any],
+                seeds: Sequence[str]) -> int:  # fmt: skip
+        """Create a run (committed at once) and return its id."""
+        with self._lock:
+            run_id = int(self._scalar("SELECT coalesce(max(run_id), 0) + 1 FROM runs"))
+            self.con.execute(
+                "INSERT INTO runs (run_id, started_at, domain, strategy, max_pages, config,"
+                " status, errors, counters, seeds) VALUES (?, ?, ?, ?, ?, ?, 'running', '{}',"
+                " '{}', ?)",
+                [run_id, now(), domain, strategy, max_pages, json.dumps(config, default=str),
+                 json.dumps(list(seeds))],
+            )  # fmt: skip
+        return run_id
+
+    def run(self, run_id: int | None = None) -> RunInfo | None:
+        """The run ``run_id``, or the latest run; None when there is none."""
+        sql = ("SELECT run_id, domain, strategy, max_pages, status, config, counters, seeds "
+               "FROM runs ")  # fmt: skip
+        rows = (
+            self.con.execute(sql + "WHERE run_id = ?", [run_id]).fetchall()
+            if run_id is not None
+            else self.con.execute(sql + "ORDER BY run_id DESC LIMIT 1").fetchall()
+        )
+        if not rows:
+            return None
+        row = rows[0]
+        return RunInfo(int(row[0]), row[1], row[2], int(row[3] or 0), row[4] or "",
+                       json.loads(row[5] or "{}"), json.loads(row[6] or "{}"),
+                       json.loads(row[7] or "[]"))  # fmt: skip
+
+    def update_run(self, run_id: int, **fields: Any) -> None:
+        """Set columns of ``runs`` at the next commit (dicts/lists become JSON)."""
+        with self._lock:
+            self._run_updates.setdefault(run_id, {}).update(fields)
+
+    # -- buffered writes --------------------------------------------------------
+
+    def add_flusher(self, flusher: Flusher) -> None:
+        """Run ``flusher(con)`` inside every commit's transaction (before pages/forms)."""
+        self._flushers.append(flusher)
+
+    def add_page(self, run_id: int, seq: int, page: Page | None, *, url: str, site: str,
+                 host: str, status: int, error: str, content_type: str, depth: int,
+                 page_score: float | None, on_topic: bool | None, n_bytes: int,
+                 elapsed: float, parent_url: str, anchor: str,
+                 final_url: str = "") -> None:  # fmt: skip
+        """Buffer one fetched page (``page`` None when it was not parsed)."""
+        self.pages.append(
+            run_id, seq, url, final_url or (page.final_url if page else url), site, host,
+            status, error, content_type, now(), depth, on_topic, page_score,
+            len(page.links) if page else 0, len(page.forms) if page else 0, n_bytes, elapsed,
+            parent_url, anchor, page.title[:500] if page else "",
+            page.rendered if page else False,
+        )  # fmt: skip
+
+    def _keys(self, run_id: int) -> set[tuple[str, str]]:
+        keys = self._form_keys.get(run_id)
+        if keys is None:
+            rows = self.con.execute(
+                "SELECT site, signature FROM forms WHERE run_id = ?", [run_id]
+            ).fetchall()
+            keys = self._form_keys[run_id] = {(r[0], r[1]) for r in rows}
+        return keys
+
+    def is_new_form(self, run_id: int, site: str, signature: str) -> bool:
+        return (site, signature) not in self._keys(run_id)
+
+    def add_form(
+        self, run_id: int, seq: int, page: Page, form: Form, verdict: Verdict, *,
+        found_after_pages: int, path: Sequence[tuple[str, str]],
+    ) -> int | None:  # fmt: skip
+        """Buffer a form with its fields and path; None if the site already has it."""
+        sig = form.signature
+        keys = self._keys(run_id)
+        if (page.site, sig) in keys:
+            return None
+        keys.add((page.site, sig))
+        fid = self._next_form_id
+        self._next_form_id += 1
+        self.forms.append(
+            fid, run_id, seq, page.url, page.site, form.action, form.method.upper(), sig,
+            verdict.searchable, verdict.searchable_score, verdict.domain, verdict.domain_score,
+            verdict.relevant, len(form.fields), form.text, form.html, found_after_pages,
+            form.rendered or page.rendered, form.index, form.context, page.title[:500], now(),
+        )  # fmt: skip
+        for i, f in enumerate(form.fields):
+            self.fields.append(fid, i, f.name, f.type, f.label, list(f.options), f.value,
+                               f.placeholder)  # fmt: skip
+        for hop, (url, anchor) in enumerate(path):
+            self.paths.append(fid, hop, url, anchor)
+        return fid
+
+    def record_learning(self, run_id: int, *, at_page: int, n_paths: int, seconds: float,
+                        features: dict[str, Any], learner: str = "",
+                        note: str = "") -> None:  # fmt: skip
+        """Buffer one learning iteration (``features``: e.g. {space: [terms]}), JSON-encoded."""
+        with self._lock:
+            done = self._scalar(
+                "SELECT count(*) FROM learning_iterations WHERE run_id = ?", [run_id]
+            )
+            it = sum(1 for r in self._learning if r[0] == run_id) + int(done)
+            self._learning.append((run_id, it + 1, now(), at_page, learner, n_paths, seconds,
+                                   json.dumps(features, default=str), note))  # fmt: skip
+
+    def pending(self) -> int:
+        """Rows waiting for the next commit (pages + forms)."""
+        return len(self.pages) + len(self.forms)
+
+    def commit(self) -> None:
+        """Write every buffered row in one transaction (a commit point)."""
+        if self.read_only:
+            return
+        with self._lock:
+            con = self.con
+            con.execute("BEGIN TRANSACTION")
+            try:
+                for flush in self._flushers:
+                    flush(con)
+                insert_arrow(con, "pages", self.pages.take())
+                insert_arrow(con, "forms", self.forms.take())
+                insert_arrow(con, "form_fields", self.fields.take())
+                insert_arrow(con, "form_paths", self.paths.take())
+                if self._learning:
+                    con.executemany(
+                        "INSERT INTO learning_iterations (run_id, iteration, learned_at, at_page,"
+                        " learner, n_paths, seconds, features, note)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        self._learning,
+                    )
+                    self._learning = []
+                for run_id, upd in self._run_updates.items():
+                    sets = ", ".join(f"{k} = ?" for k in upd)
+                    vals = [json.dumps(v, default=str) if isinstance(v, dict | list) else v
+                            for v in upd.values()]  # fmt: skip
+                    con.execute(f"UPDATE runs SET {sets} WHERE run_id = ?", [*vals, run_id])
+                self._run_updates = {}
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+            self.commits += 1
+
+    def close(self) -> None:
+        self.con.close()
+
+    def __enter__(self) -> Catalogue:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- reading ----------------------------------------------------------------
+
+    def forms_query(self, *, domain: str | None = None, relevant: bool = False,
+                    run_id: int | None = None) -> tuple[str, list[Any]]:  # fmt: skip
+        """SQL (and parameters) selecting the exported form columns."""
+        where: list[str] = []
+        params: list[Any] = []
+        if domain:
+            where.append("domain = ?")
+            params.append(domain)
+        if relevant:
+            where.append("relevant")
+        if run_id is not None:
+            where.append("run_id = ?")
+            params.append(run_id)
+        sql = f"SELECT {', '.join(EXPORT_COLUMNS)} FROM forms"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        return sql + " ORDER BY run_id, form_id", params
+
+    def forms_table(self, **filters: Any) -> pa.Table:
+        sql, params = self.forms_query(**filters)
+        return self.con.sql(sql, params=params).to_arrow_table()
+
+    def export_forms(self, fmt: str, out: str | Path, **filters: Any) -> int:
+        """Write the selected forms to ``out`` as csv, json (an array) or parquet."""
+        sql, params = self.forms_query(**filters)
+        options = {"csv": "FORMAT CSV, HEADER", "json": "FORMAT JSON, ARRAY true",
+                   "parquet": "FORMAT PARQUET"}  # fmt: skip
+        if fmt not in options:
+            raise UsageError(f"unknown export format {fmt!r} (csv, json, parquet)")
+        data = self.con.sql(sql, params=params).to_arrow_table()
+        self.con.register("_export", data)
+        try:
+            target = str(out).replace("'", "''")
+            self.con.execute(f"COPY _export TO '{target}' ({options[fmt]})")
+        finally:
+            self.con.unregister("_export")
+        return data.num_rows
+
+    def stats(self, run_id: int) -> dict[str, Any]:
+        """Pages, distinct (searchable, relevant) forms and harvest rates of a run."""
+        pages = int(self._scalar("SELECT count(*) FROM pages WHERE run_id = ?", [run_id]))
+        row = self.con.execute(
+            "SELECT count(*), count(*) FILTER (WHERE searchable),"
+            " count(*) FILTER (WHERE relevant) FROM forms WHERE run_id = ?",
+            [run_id],
+        ).fetchall()[0]
+        forms, searchable, relevant = (int(x) for x in row)
+        return {
+            "pages": pages, "forms": forms, "searchable_forms": searchable,
+            "relevant_forms": relevant,
+            "harvest_relevant": relevant / pages if pages else 0.0,
+            "harvest_searchable": searchable / pages if pages else 0.0,
+        }  # fmt: skip
+
+
+def migrate(con: duckdb.DuckDBPyConnection, upto: int) -> None:
+    """Apply the migrations after the file's version, up to ``upto``, one transaction each."""
+    con.execute(
+        "CREATE TABLE IF NOT EXISTS schema_version(version INTEGER, applied_at TIMESTAMP,"
+        " note VARCHAR)"
+    )
+    rows = con.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchall()
+    current = int(rows[0][0])
+    for version, note, statements in MIGRATIONS:
+        if current < version <= upto:
+            con.execute("BEGIN TRANSACTION")
+            try:
+                for stmt in statements:
+                    con.execute(stmt)
+                con.execute("INSERT INTO schema_version VALUES (?, ?, ?)", [version, now(), note])
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+            log.info("catalogue migrated to schema version %d (%s)", version, note)

@@ -1,0 +1,265 @@
+"""Settings: one frozen object; defaults < TOML file (``--config``) < command-line flags.
+
+Sections (TOML tables of the same names): ``crawl``, ``fetch`` (``FetchSettings``),
+``frontier``, ``stopping``, ``learning``, ``render``. An unknown section or key, or a
+value of the wrong type, is a ``ConfigError`` naming it. Example::
+
+    [crawl]
+    domain = "book"
+    max_pages = 20000
+    [fetch]
+    min_delay = 0.5
+    [stopping]
+    max_pages_per_site = 50
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from formhunter.exceptions import ConfigError
+from formhunter.fetch.settings import FetchSettings
+
+
+@dataclass(frozen=True)
+class CrawlSettings:
+    """The crawl itself.
+
+    ``critic``/``page_classifier``/``scorer``: registry names; "" means the
+    strategy's choice. ``commit_every_pages``/``commit_every_seconds``: a commit
+    point (everything written, one transaction) after so many pages or seconds,
+    whichever comes first. ``max_in_flight``: fetches in flight (0 = the fetch
+    concurrency). ``max_seconds``: stop after this wall time (0 = no limit).
+    ``random_state`` seeds every random choice of the crawl.
+    """
+
+    domain: str = "airfare"
+    strategy: str = "baseline"
+    max_pages: int = 1000
+    seeds: str = ""
+    db: str = "formhunter.duckdb"
+    critic: str = ""
+    page_classifier: str = ""
+    scorer: str = ""
+    models_dir: str = ""
+    random_state: int = 0
+    commit_every_pages: int = 500
+    commit_every_seconds: float = 10.0
+    max_in_flight: int = 0
+    max_seconds: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.max_pages < 1:
+            raise ConfigError("crawl: max_pages must be at least 1")
+        if self.commit_every_pages < 1 or self.commit_every_seconds <= 0:
+            raise ConfigError("crawl: commit_every_pages/commit_every_seconds must be positive")
+        if self.max_in_flight < 0 or self.max_seconds < 0:
+            raise ConfigError("crawl: max_in_flight and max_seconds must not be negative")
+
+
+@dataclass(frozen=True)
+class FrontierSettings:
+    """The multi-level frontier and its trap limits.
+
+    ``levels``: scored levels (the frontier adds one for unscored links; a scorer
+    with more levels widens it). ``refill_per_level``: links per level taken from
+    the persistent frontier when memory runs dry. ``rerank_batch``: rows per batch
+    when the whole frontier is re-scored. Trap limits: links longer than
+    ``max_url_length``, deeper than ``max_depth``, or whose path repeats one
+    segment more than ``max_repeated_segments`` times are skipped; only the first
+    ``max_links_per_page`` distinct links of a page are considered.
+    """
+
+    levels: int = 3
+    refill_per_level: int = 2000
+    rerank_batch: int = 50_000
+    max_url_length: int = 512
+    max_depth: int = 30
+    max_repeated_segments: int = 2
+    max_links_per_page: int = 1000
+
+    def __post_init__(self) -> None:
+        for name in ("levels", "refill_per_level", "rerank_batch", "max_url_length",
+                     "max_depth", "max_repeated_segments", "max_links_per_page"):  # fmt: skip
+            if getattr(self, name) < 1:
+                raise ConfigError(f"frontier: {name} must be at least 1")
+
+
+@dataclass(frozen=True)
+class StoppingSettings:
+    """Per-site stopping criteria (ACHE), for strategies with ``site_limits``.
+
+    A site is left after ``max_pages_per_site`` pages, or ``max_forms_per_site``
+    distinct searchable forms, or ``max_relevant_forms_per_site`` relevant forms,
+    or ``max_pages_without_form`` pages since its last new searchable form (or its
+    first page). 0 switches a criterion off.
+    """
+
+    max_pages_per_site: int = 100
+    max_forms_per_site: int = 10
+    max_relevant_forms_per_site: int = 0
+    max_pages_without_form: int = 0
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            if getattr(self, f.name) < 0:
+                raise ConfigError(f"stopping: {f.name} must not be negative")
+
+
+@dataclass(frozen=True)
+class LearningSettings:
+    """Online learning (read by the learners).
+
+    ``threshold``: new relevant-form paths before a learning iteration;
+    ``path_length``: hops of a path used (the frontier's levels);
+    ``features_per_space``: terms kept per feature space by feature selection;
+    ``rerank``: re-rank the whole frontier when a learner returns a new scorer.
+    """
+
+    threshold: int = 50
+    path_length: int = 3
+    features_per_space: int = 25
+    min_support: int = 2
+    rerank: bool = True
+
+
+@dataclass(frozen=True)
+class RenderSettings:
+    """Rendering pages with a headless browser: ``mode`` never|auto|always."""
+
+    mode: str = "never"
+    timeout: float = 15.0
+    max_rendered: int = 500
+    browser: str = "/usr/bin/chromium"
+
+    def __post_init__(self) -> None:
+        if self.mode not in ("never", "auto", "always"):
+            raise ConfigError(f"render: mode must be never, auto or always, not {self.mode!r}")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every setting of a crawl (see the section classes)."""
+
+    crawl: CrawlSettings = field(default_factory=CrawlSettings)
+    fetch: FetchSettings = field(default_factory=FetchSettings)
+    frontier: FrontierSettings = field(default_factory=FrontierSettings)
+    stopping: StoppingSettings = field(default_factory=StoppingSettings)
+    learning: LearningSettings = field(default_factory=LearningSettings)
+    render: RenderSettings = field(default_factory=RenderSettings)
+
+    def to_dict(self) -> dict[str, dict[str, Any]]:
+        """Plain data (tuples become lists), e.g. for ``runs.config``."""
+        return {
+            f.name: {k: list(v) if isinstance(v, tuple) else v
+                     for k, v in dataclasses.asdict(getattr(self, f.name)).items()}
+            for f in dataclasses.fields(self)
+        }  # fmt: skip
+
+    def replace(self, **sections: dict[str, Any]) -> Settings:
+        """A copy with the given keys of the given sections changed (validated)."""
+        return _merge(self, sections, source="override")
+
+
+SECTIONS: dict[str, type[Any]] = {
+    f.name: typing.get_type_hints(Settings)[f.name] for f in dataclasses.fields(Settings)
+}
+
+
+def _coerce(value: Any, hint: Any, where: str) -> Any:
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        args = typing.get_args(hint)
+        if value is None and type(None) in args:
+            return None
+        errors = []
+        for arg in args:
+            if arg is type(None):
+                continue
+            try:
+                return _coerce(value, arg, where)
+            except ConfigError as exc:
+                errors.append(str(exc))
+        raise ConfigError(errors[0] if errors else f"{where}: bad value {value!r}")
+    if origin is tuple:
+        if not isinstance(value, list | tuple):
+            raise ConfigError(f"{where}: expected a list, got {value!r}")
+        inner = typing.get_args(hint)[0]
+        return tuple(_coerce(v, inner, where) for v in value)
+    if hint is bool:
+        if isinstance(value, bool):
+            return value
+        raise ConfigError(f"{where}: expected true or false, got {value!r}")
+    if hint is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        raise ConfigError(f"{where}: expected an integer, got {value!r}")
+    if hint is float:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return float(value)
+        raise ConfigError(f"{where}: expected a number, got {value!r}")
+    if hint is str:
+        if isinstance(value, str):
+            return value
+        raise ConfigError(f"{where}: expected a string, got {value!r}")
+    return value
+
+
+def _merge(base: Settings, data: dict[str, Any], *, source: str) -> Settings:
+    changes: dict[str, Any] = {}
+    for section, values in data.items():
+        if section not in SECTIONS:
+            raise ConfigError(
+                f"{source}: unknown section [{section}] (known: {', '.join(SECTIONS)})"
+            )
+        if not isinstance(values, dict):
+            raise ConfigError(f"{source}: [{section}] must be a table")
+        cls = SECTIONS[section]
+        hints = typing.get_type_hints(cls)
+        known = {f.name for f in dataclasses.fields(cls)}
+        kw = {}
+        for key, value in values.items():
+            if key not in known:
+                raise ConfigError(
+                    f"{source}: unknown key {section}.{key} (known: {', '.join(sorted(known))})"
+                )
+            kw[key] = _coerce(value, hints[key], f"{source}: {section}.{key}")
+        if kw:
+            try:
+                changes[section] = dataclasses.replace(getattr(base, section), **kw)
+            except (TypeError, ValueError) as exc:
+                raise ConfigError(f"{source}: [{section}]: {exc}") from exc
+    return dataclasses.replace(base, **changes) if changes else base
+
+
+def load_settings(config_file: str | Path | None = None,
+                  overrides: dict[str, dict[str, Any]] | None = None) -> Settings:  # fmt: skip
+    """Defaults, then the TOML file (if any), then ``overrides`` ({section: {key: value}};
+    None values are ignored, meaning "flag not given")."""
+    settings = Settings()
+    if config_file:
+        path = Path(config_file)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"cannot read the settings file {path}: {exc.strerror}") from exc
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{path} is not valid TOML: {exc}") from exc
+        settings = _merge(settings, data, source=str(path))
+    if overrides:
+        clean = {s: {k: v for k, v in kv.items() if v is not None} for s, kv in overrides.items()}
+        settings = _merge(settings, {s: kv for s, kv in clean.items() if kv}, source="flags")
+    return settings
+
+
+def settings_from_dict(data: dict[str, Any]) -> Settings:
+    """Settings back from ``Settings.to_dict()`` (e.g. a run's stored config)."""
+    return _merge(Settings(), data, source="stored config")

@@ -1,0 +1,215 @@
+"""ACHE's frontier: in-memory levels (``levels``) over a persistent store (``store``).
+
+``Frontier`` is what the engine talks to:
+
+- ``next(now)``: the best link of the first non-empty level whose host is ready;
+  when the in-memory levels run dry they are refilled from the persistent
+  frontier (a commit point first, so the store holds every link found so far);
+  new links only enter memory through such a refill (ACHE §2.2: links of delayed
+  benefit get their turn).
+- ``add(...)``: a newly discovered link, persisted (queued, or skipped with a
+  reason); ``trap(url, depth)`` says whether a link hits a trap limit.
+- ``done(entry, state)``: the fetch of a taken link ended; its host is released.
+- ``rerank(scorer)``: every queued link re-scored in bulk; memory refilled.
+
+``SiteBudget`` keeps the per-site stopping criteria.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from formhunter.config import FrontierSettings, StoppingSettings
+from formhunter.frontier.levels import Entry, Levels, ReadyIn
+from formhunter.frontier.store import FrontierStore, level_of
+from formhunter.interfaces import LinkRecord, LinkScorer
+
+__all__ = ["Entry", "Frontier", "FrontierStore", "Levels", "SiteBudget", "level_of", "trap"]
+
+SEED_SCORE = math.inf
+
+
+def trap(url: str, depth: int, s: FrontierSettings) -> str:
+    """The trap limit ``url`` hits ("" if none): url-length, depth, repeated-segments."""
+    if len(url) > s.max_url_length:
+        return "url-length"
+    if depth > s.max_depth:
+        return "depth"
+    start = url.find("/", url.find("//") + 2)
+    if start > 0:
+        end = len(url)
+        for ch in "?#":
+            i = url.find(ch, start)
+            if 0 <= i < end:
+                end = i
+        segments = [p for p in url[start:end].split("/") if p]
+        if len(segments) > s.max_repeated_segments:
+            top = Counter(segments).most_common(1)[0][1]
+            if top > s.max_repeated_segments:
+                return "repeated-segments"
+    return ""
+
+
+class Frontier:
+    """The crawl frontier of one run (module doc).
+
+    ``commit`` is called before a refill or a re-rank so that the store holds
+    every link found so far (the engine passes its commit point).
+    """
+
+    def __init__(self, store: FrontierStore, settings: FrontierSettings, *, n_levels: int,
+                 commit: Callable[[], None], ready_in: ReadyIn | None = None,
+                 per_host: int = 1) -> None:  # fmt: skip
+        self.store = store
+        self.settings = settings
+        self.commit = commit
+        kw = {"ready_in": ready_in} if ready_in is not None else {}
+        self.levels = Levels(max(n_levels, 1), per_host=per_host, **kw)
+        self.inflight: dict[int, Entry] = {}
+        self.refills = 0
+
+    @property
+    def n_levels(self) -> int:
+        return self.levels.n_levels
+
+    def resize(self, n_levels: int) -> None:
+        """Widen to ``n_levels`` levels (memory is refilled on the next ``next``)."""
+        if n_levels > self.levels.n_levels:
+            old = self.levels
+            self.levels = Levels(n_levels, ready_in=old.ready_in, per_host=old.per_host)
+            self.levels.busy = old.busy
+
+    # -- adding -----------------------------------------------------------------
+
+    def seen(self, url: str) -> bool:
+        return url in self.store.seen
+
+    def trap(self, url: str, depth: int) -> str:
+        return trap(url, depth, self.settings)
+
+    def add_seed(self, url: str, site: str, host: str) -> bool:
+        """A seed: level 0 with the top score. False if already known."""
+        if url in self.store.seen:
+            return False
+        self.store.add(LinkRecord(url, site, 0), host, 0, SEED_SCORE)
+        return True
+
+    def add_scored(self, records: Sequence[LinkRecord], hosts: Sequence[str],
+                   levels: np.ndarray, scores: np.ndarray, *, at_page: int = 0) -> int:  # fmt: skip
+        """Persist new links with the scorer's (levels, scores); returns how many were new."""
+        lv = level_of(levels, scores, self.n_levels)
+        n = 0
+        for rec, host, level, score in zip(records, hosts, lv.tolist(), scores.tolist(),
+                                           strict=True):  # fmt: skip
+            if rec.url in self.store.seen:
+                continue
+            self.store.add(rec, host, level, score, at_page=at_page)
+            n += 1
+        return n
+
+    def add_skipped(self, rec: LinkRecord, host: str, reason: str, *, at_page: int = 0) -> None:
+        """Persist a link that will not be fetched (trap limit, site closed, policy)."""
+        if rec.url not in self.store.seen:
+            self.store.add(rec, host, self.n_levels - 1, math.nan, state="skipped",
+                           reason=reason, at_page=at_page)  # fmt: skip
+
+    # -- taking -----------------------------------------------------------------
+
+    def refill(self) -> int:
+        """Commit, then load the next batch from the store into memory."""
+        if self.store.n_unloaded <= 0:
+            return 0
+        self.commit()
+        entries = self.store.load(self.n_levels, self.settings.refill_per_level,
+                                  exclude=set(self.inflight))  # fmt: skip
+        for e in entries:
+            self.levels.push(e)
+        self.refills += 1
+        return len(entries)
+
+    def next(self, now: float) -> Entry | None:
+        """The next link to fetch (its host becomes busy), or None (see ``wait_hint``)."""
+        entry = self.levels.pop(now)
+        if entry is None and self.levels.n_queued == 0 and self.refill():
+            entry = self.levels.pop(now)
+        if entry is not None:
+            self.inflight[entry.lid] = entry
+        return entry
+
+    def done(self, entry: Entry, state: str, reason: str = "", now: float = 0.0) -> None:
+        """The fetch of ``entry`` ended with ``state`` (fetched/failed/skipped)."""
+        self.inflight.pop(entry.lid, None)
+        self.store.mark(entry.lid, state, reason)
+        self.levels.release(entry, now)
+
+    def abandon(self, entry: Entry, now: float = 0.0) -> None:
+        """``entry`` was taken but not fetched (e.g. the crawl stops): it stays queued."""
+        self.inflight.pop(entry.lid, None)
+        self.levels.release(entry, now)
+
+    def wait_hint(self, now: float) -> float | None:
+        """Seconds until a parked link's host is due; None if no link is parked."""
+        return self.levels.next_wakeup(now)
+
+    @property
+    def exhausted(self) -> bool:
+        """Nothing left to fetch: memory and store empty, nothing in flight."""
+        return not self.inflight and len(self.levels) == 0 and self.store.n_unloaded <= 0
+
+    def __len__(self) -> int:
+        """Links waiting: in memory plus not yet loaded."""
+        return len(self.levels) + max(self.store.n_unloaded, 0)
+
+    # -- re-ranking -------------------------------------------------------------
+
+    def rerank(self, scorer: LinkScorer) -> int:
+        """Re-score every queued link with ``scorer``; memory is emptied and refilled."""
+        self.resize(int(getattr(scorer, "n_levels", 1)) + 1)
+        self.commit()
+        n = self.store.rerank(scorer, self.n_levels, batch=self.settings.rerank_batch,
+                              inflight=list(self.inflight))  # fmt: skip
+        self.levels.clear()
+        return n
+
+
+@dataclass
+class SiteBudget:
+    """Per-site counters and ACHE's stopping criteria (``StoppingSettings``)."""
+
+    settings: StoppingSettings
+    pages: Counter[str] = field(default_factory=Counter)
+    forms: Counter[str] = field(default_factory=Counter)
+    relevant: Counter[str] = field(default_factory=Counter)
+    since_form: Counter[str] = field(default_factory=Counter)
+    closed: dict[str, str] = field(default_factory=dict)
+
+    def page(self, site: str, new_searchable: int, new_relevant: int) -> None:
+        """Count one fetched page of ``site`` and the new forms found on it."""
+        self.pages[site] += 1
+        if new_searchable:
+            self.forms[site] += new_searchable
+            self.relevant[site] += new_relevant
+            self.since_form[site] = 0
+        else:
+            self.since_form[site] += 1
+        self._check(site)
+
+    def _check(self, site: str) -> None:
+        s = self.settings
+        if s.max_pages_per_site and self.pages[site] >= s.max_pages_per_site:
+            self.closed[site] = "site-pages"
+        elif s.max_forms_per_site and self.forms[site] >= s.max_forms_per_site:
+            self.closed[site] = "site-forms"
+        elif s.max_relevant_forms_per_site and self.relevant[site] >= s.max_relevant_forms_per_site:
+            self.closed[site] = "site-relevant-forms"
+        elif s.max_pages_without_form and self.since_form[site] >= s.max_pages_without_form:
+            self.closed[site] = "site-no-forms"
+
+    def reason(self, site: str) -> str:
+        """Why ``site`` is closed ("" if it is open)."""
+        return self.closed.get(site, "")

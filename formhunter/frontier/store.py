@@ -1,0 +1,239 @@
+"""The persistent frontier: every discovered link of a run, in the catalogue's DuckDB.
+
+One row per (run, url): ``lid`` (discovery order), url, site, host, depth, level,
+score, state (queued / fetched / failed / skipped), reason, parent, anchor,
+around, parent_score, dom_terms, loaded (taken into memory), added_at_page.
+
+New links and state changes are buffered and written by ``flush`` inside the
+catalogue's commit (one transaction with the pages and forms they belong to).
+``load`` takes the best not-yet-loaded queued links of each level (a quota per
+level, so links of delayed benefit get their turn); ``rerank`` re-scores every
+queued link in batches through Arrow, with the scorer's columnar ``score_frame``
+(a pandas DataFrame) when it has one, else its ``score(list[LinkRecord])``.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+
+from formhunter.catalogue import RowBuffer, insert_arrow
+from formhunter.frontier.levels import Entry
+from formhunter.interfaces import LinkRecord, LinkScorer
+
+log = logging.getLogger(__name__)
+
+FRONTIER_SCHEMA = pa.schema(
+    [("run_id", pa.int32()), ("lid", pa.int64()), ("url", pa.string()), ("site", pa.string()),
+     ("host", pa.string()), ("depth", pa.int32()), ("level", pa.int32()),
+     ("score", pa.float64()), ("state", pa.string()), ("reason", pa.string()),
+     ("parent", pa.string()), ("anchor", pa.string()), ("around", pa.string()),
+     ("parent_score", pa.float64()), ("dom_terms", pa.string()), ("loaded", pa.bool_()),
+     ("added_at_page", pa.int64())]
+)  # fmt: skip
+_UPDATE_SCHEMA = pa.schema([("lid", pa.int64()), ("state", pa.string()), ("reason", pa.string())])
+
+STATES = ("queued", "fetched", "failed", "skipped")
+
+
+def level_of(levels: np.ndarray, scores: np.ndarray, n_levels: int) -> np.ndarray:
+    """Scorer levels clipped into the frontier: negative levels or NaN scores go to
+    the last level (unscored)."""
+    lv = np.asarray(levels, dtype=np.int64).copy()
+    sc = np.asarray(scores, dtype=np.float64)
+    unscored = (lv < 0) | np.isnan(sc)
+    lv = np.clip(lv, 0, n_levels - 2 if n_levels > 1 else 0)
+    lv[unscored] = n_levels - 1
+    return lv
+
+
+class FrontierStore:
+    """The persistent frontier of one run on a DuckDB connection (the catalogue's)."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, run_id: int) -> None:
+        self.con = con
+        self.run_id = run_id
+        self.pending = RowBuffer(FRONTIER_SCHEMA)
+        self._updates = RowBuffer(_UPDATE_SCHEMA)
+        self.seen: set[str] = set()
+        self.next_lid = 1
+        self.n_unloaded = 0
+        self.last_rerank_seconds = 0.0
+        self._open()
+
+    def _open(self) -> None:
+        """Load what a resumed run knows: seen URLs, next lid; reset 'loaded' marks."""
+        rows = self.con.sql(
+            "SELECT url FROM frontier WHERE run_id = ?", params=[self.run_id]
+        ).to_arrow_table()
+        self.seen = set(rows.column(0).to_pylist())
+        row = self.con.execute(
+            "SELECT coalesce(max(lid), 0) + 1 FROM frontier WHERE run_id = ?", [self.run_id]
+        ).fetchall()[0]
+        self.next_lid = int(row[0])
+        if self.seen:
+            self.con.execute(
+                "UPDATE frontier SET loaded = false WHERE run_id = ? AND loaded", [self.run_id]
+            )
+        self.n_unloaded = self.count("queued")
+
+    def count(self, state: str | None = None) -> int:
+        """Stored rows of this run (flushed only), optionally in one state."""
+        sql = "SELECT count(*) FROM frontier WHERE run_id = ?"
+        params: list[Any] = [self.run_id]
+        if state:
+            sql += " AND state = ?"
+            params.append(state)
+        return int(self.con.execute(sql, params).fetchall()[0][0])
+
+    def states(self) -> dict[str, int]:
+        rows = self.con.execute(
+            "SELECT state, count(*) FROM frontier WHERE run_id = ? GROUP BY state", [self.run_id]
+        ).fetchall()
+        return {r[0]: int(r[1]) for r in rows}
+
+    # -- writes -----------------------------------------------------------------
+
+    def add(self, rec: LinkRecord, host: str, level: int, score: float, *,
+            state: str = "queued", reason: str = "", at_page: int = 0) -> int:  # fmt: skip
+        """Buffer a new link (the caller checked ``rec.url not in seen``); its lid."""
+        lid = self.next_lid
+        self.next_lid += 1
+        self.seen.add(rec.url)
+        if state == "queued":
+            self.n_unloaded += 1
+        self.pending.append(
+            self.run_id, lid, rec.url, rec.site, host, rec.depth, level,
+            None if math.isnan(score) else score, state, reason, rec.parent_url, rec.anchor,
+            rec.around, rec.parent_score, rec.dom_terms, False, at_page,
+        )  # fmt: skip
+        return lid
+
+    def mark(self, lid: int, state: str, reason: str = "") -> None:
+        """Buffer a state change of a stored (loaded) link."""
+        self._updates.append(lid, state, reason)
+
+    def flush(self, con: duckdb.DuckDBPyConnection) -> None:
+        """Write buffered links and state changes (called inside the catalogue's commit)."""
+        insert_arrow(con, "frontier", self.pending.take())
+        if len(self._updates):
+            upd = self._updates.take()
+            con.register("_fr_upd", upd)
+            try:
+                con.execute(
+                    "UPDATE frontier SET state = u.state, reason = u.reason FROM _fr_upd u"
+                    " WHERE frontier.run_id = ? AND frontier.lid = u.lid",
+                    [self.run_id],
+                )
+            finally:
+                con.unregister("_fr_upd")
+
+    # -- reads ------------------------------------------------------------------
+
+    def load(self, n_levels: int, per_level: int, exclude: set[int] | None = None) -> list[Entry]:
+        """Take up to ``per_level`` best unloaded queued links of each level into memory.
+
+        Call after a flush (the catalogue's commit). Marks them loaded.
+        """
+        if self.n_unloaded <= 0:
+            return []
+        out: list[Entry] = []
+        cols = "lid, url, host, site, depth, level, coalesce(score, 'NaN'::DOUBLE), parent, anchor"
+        for level in range(n_levels):
+            rows = self.con.execute(
+                f"SELECT {cols} FROM frontier WHERE run_id = ? AND state = 'queued'"
+                " AND NOT loaded AND level = ? ORDER BY score DESC NULLS LAST, lid LIMIT ?",
+                [self.run_id, level, per_level],
+            ).fetchall()
+            out.extend(Entry(int(r[0]), r[1], r[2], r[3], int(r[4]), int(r[5]), float(r[6]),
+                             r[7] or "", r[8] or "") for r in rows)  # fmt: skip
+        if exclude:
+            out = [e for e in out if e.lid not in exclude]
+        if out:
+            self._set_loaded([e.lid for e in out])
+        self.n_unloaded = max(self.n_unloaded - len(out), 0)
+        if not out:
+            self.n_unloaded = self._count_unloaded()
+        return out
+
+    def _count_unloaded(self) -> int:
+        row = self.con.execute(
+            "SELECT count(*) FROM frontier WHERE run_id = ? AND state = 'queued' AND NOT loaded",
+            [self.run_id],
+        ).fetchall()[0]
+        return int(row[0])
+
+    def _set_loaded(self, lids: Sequence[int], value: bool = True) -> None:
+        t = pa.table({"lid": pa.array(lids, type=pa.int64())})
+        self.con.register("_fr_lids", t)
+        try:
+            self.con.execute(
+                f"UPDATE frontier SET loaded = {'true' if value else 'false'} FROM _fr_lids u"
+                " WHERE frontier.run_id = ? AND frontier.lid = u.lid",
+                [self.run_id],
+            )
+        finally:
+            self.con.unregister("_fr_lids")
+
+    def rerank(self, scorer: LinkScorer, n_levels: int, *, batch: int = 50_000,
+               inflight: Sequence[int] = ()) -> int:  # fmt: skip
+        """Re-score every queued link with ``scorer``; all become unloaded except
+        ``inflight``. Call after a flush. Returns the number of links re-scored."""
+        t0 = time.perf_counter()
+        reader = self.con.sql(
+            "SELECT lid, url, site, depth, parent, anchor, around, parent_score, dom_terms"
+            " FROM frontier WHERE run_id = ? AND state = 'queued' ORDER BY lid",
+            params=[self.run_id],
+        ).to_arrow_reader(batch)
+        lids: list[np.ndarray] = []
+        levels: list[np.ndarray] = []
+        scores: list[np.ndarray] = []
+        score_frame = getattr(scorer, "score_frame", None)
+        for rb in reader:
+            if rb.num_rows == 0:
+                continue
+            if score_frame is not None:
+                lv, sc = score_frame(rb.to_pandas())
+            else:
+                d = rb.to_pydict()
+                recs = [
+                    LinkRecord(
+                        u, s, int(dp), p or "", a or "", ar or "", float(ps or 0.0), dt or ""
+                    )
+                    for u, s, dp, p, a, ar, ps, dt in zip(
+                        d["url"], d["site"], d["depth"], d["parent"], d["anchor"], d["around"],
+                        d["parent_score"], d["dom_terms"], strict=True,
+                    )
+                ]
+                lv, sc = scorer.score(recs)
+            lids.append(rb.column(0).to_numpy())
+            levels.append(level_of(lv, sc, n_levels))
+            scores.append(np.asarray(sc, dtype=np.float64))
+        if not lids:
+            return 0
+        table = pa.table({
+            "lid": pa.array(np.concatenate(lids), type=pa.int64()),
+            "level": pa.array(np.concatenate(levels).astype(np.int32)),
+            "score": pa.array(np.concatenate(scores), from_pandas=True),
+        })  # fmt: skip
+        self.con.register("_fr_rank", table)
+        try:
+            self.con.execute(
+                "UPDATE frontier SET level = u.level, score = u.score, loaded = false"
+                " FROM _fr_rank u WHERE frontier.run_id = ? AND frontier.lid = u.lid",
+                [self.run_id],
+            )
+        finally:
+            self.con.unregister("_fr_rank")
+        if inflight:
+            self._set_loaded(list(inflight))
+        self.n_unloaded = table.num_rows - len(inflight)
+        self.last_rerank_seconds = time.perf_counter() - t0
+        return table.num_rows

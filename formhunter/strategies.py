@@ -1,0 +1,176 @@
+"""Named crawl strategies, as pure data.
+
+A ``Strategy`` names its components (resolved through ``formhunter.registry`` when
+a crawl starts) and states its policies; it holds no code. Adding a strategy is
+adding an entry: ``add_strategy(Strategy(name="ache", scorer="...", learners=(...)))``
+from the module that registers its components, or a literal in ``STRATEGIES``.
+
+Component factories are called with keyword arguments taken from a context
+(``domain``, ``settings``, ``models_dir``, ``random_state``, ``strategy``,
+``catalogue``): each factory receives the ones its signature names (all of them
+if it takes ``**kwargs``). ``"auto"`` as a component name picks the first of a
+preference list that is registered and builds (e.g. the trained critic
+``default``, else ``keywords``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import logging
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from formhunter import registry
+from formhunter.exceptions import ConfigError, ModelError, NotConfigured
+
+log = logging.getLogger(__name__)
+
+#: Modules that register components; imported (if present) before components are built.
+COMPONENT_MODULES = (
+    "formhunter.defaults",
+    "classifiers.critic",
+    "classifiers.page",
+    "formhunter.learners",
+)
+
+#: What "auto" means for each kind, best first.
+AUTO: dict[str, tuple[str, ...]] = {
+    "critic": ("default", "keywords"),
+    "page_classifier": ("default", "keywords"),
+}
+
+Follow = Literal["all", "on_topic", "on_topic_first"]
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """A crawl strategy.
+
+    - ``page_classifier``, ``scorer``, ``critic``: registry names ("auto": see AUTO).
+    - ``learners``: registry names of kind "learner", built in order; each may
+      return a new scorer after observing an outcome (then the frontier is re-ranked).
+    - ``follow``: "all" follows every outlink; "on_topic" only outlinks of pages
+      whose page score >= ``on_topic_threshold`` (ACHE's FFC and baseline);
+      "on_topic_first" keeps the others too, in the frontier's last level.
+    - ``site_limits``: apply the per-site stopping criteria of ``settings.stopping``.
+    - ``dom_terms``: compute the apprentice's ``term@d`` tokens for every link.
+    """
+
+    name: str
+    description: str
+    scorer: str = "bfs"
+    page_classifier: str = "auto"
+    critic: str = "auto"
+    learners: tuple[str, ...] = ()
+    follow: Follow = "all"
+    on_topic_threshold: float = 0.5
+    site_limits: bool = True
+    dom_terms: bool = False
+
+
+STRATEGIES: dict[str, Strategy] = {
+    s.name: s
+    for s in (
+        Strategy(
+            name="bfs",
+            description="breadth first: every outlink, shallowest first, no site limits",
+            scorer="bfs",
+            site_limits=False,
+        ),
+        Strategy(
+            name="random",
+            description="random order over every discovered link, no site limits",
+            scorer="random",
+            site_limits=False,
+        ),
+        Strategy(
+            name="baseline",
+            description="best first (ACHE's baseline): follow outlinks of on-topic pages; "
+            "a link inherits its page's topic score; per-site stopping criteria",
+            scorer="parent",
+            follow="on_topic",
+        ),
+    )
+}
+
+#: The demo's preference, best first.
+PREFERENCE = ("ache", "ache-offline-online", "ache-apprentice", "offline", "cfc", "baseline")
+
+
+def add_strategy(strategy: Strategy) -> None:
+    """Make ``strategy`` available by name (replaces one of the same name)."""
+    STRATEGIES[strategy.name] = strategy
+
+
+def load_component_modules() -> None:
+    """Import the modules that register components; missing ones are skipped."""
+    for mod in COMPONENT_MODULES:
+        try:
+            importlib.import_module(mod)
+        except ModuleNotFoundError as exc:
+            if exc.name is None or not mod.startswith(exc.name):
+                raise
+            log.debug("component module %s not present", mod)
+
+
+def get_strategy(name: str) -> Strategy:
+    """The strategy called ``name``; ConfigError lists the known ones."""
+    load_component_modules()
+    try:
+        return STRATEGIES[name]
+    except KeyError:
+        raise ConfigError(
+            f"unknown strategy {name!r} (known: {', '.join(sorted(STRATEGIES))})"
+        ) from None
+
+
+def best_available() -> Strategy:
+    """The most capable strategy whose components are all registered."""
+    load_component_modules()
+    for name in PREFERENCE:
+        s = STRATEGIES.get(name)
+        if s is not None and _registered(s):
+            return s
+    return STRATEGIES["baseline"]
+
+
+def _registered(s: Strategy) -> bool:
+    wanted = [("scorer", s.scorer)] + [("learner", n) for n in s.learners]
+    for kind, name in (("page_classifier", s.page_classifier), ("critic", s.critic)):
+        if name != "auto":
+            wanted.append((kind, name))
+    return all(name in registry.names(kind) for kind, name in wanted)
+
+
+def build(kind: str, name: str, **context: Any) -> Any:
+    """Build component ``kind``/``name``, passing the context keys its factory accepts.
+
+    ``name == "auto"`` tries ``AUTO[kind]`` in order, skipping names that are not
+    registered or whose factory raises NotConfigured/ModelError.
+    """
+    load_component_modules()
+    if name == "auto":
+        errors = []
+        for candidate in AUTO.get(kind, ()):
+            if candidate not in registry.names(kind):
+                continue
+            try:
+                return build(kind, candidate, **context)
+            except (NotConfigured, ModelError) as exc:
+                errors.append(f"{candidate}: {exc}")
+                log.info("%s %r unavailable (%s); trying the next", kind, candidate, exc)
+        raise ConfigError(f"no usable {kind} ({'; '.join(errors) or 'none registered'})")
+    if name not in registry.names(kind):
+        registry.create(kind, name)  # raises ConfigError listing the known names
+    # The registry keeps factories private; we only read the signature here.
+    factory = registry._FACTORIES[kind][name]
+    try:
+        params = inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        params = {}  # type: ignore[assignment]
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        kwargs = dict(context)
+    else:
+        kwargs = {k: v for k, v in context.items() if k in params}
+    return registry.create(kind, name, **kwargs)
