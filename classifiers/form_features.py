@@ -22,7 +22,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, TfidfVectorizer
 from sklearn.pipeline import Pipeline
 
-from formhunter.model import Form
+from formhunter.model import NON_DATA_TYPES, Form
 
 __all__ = [
     "STRUCTURE_FEATURES",
@@ -225,7 +225,11 @@ def _signal(sample: FormSample, signal: str) -> str:
     form = sample.form
     if signal == "labels":
         return " ".join(
-            x for f in form.fields for x in (f.label, f.placeholder) if x and f.type != "hidden"
+            x
+            for f in form.fields
+            if f.type not in NON_DATA_TYPES
+            for x in (f.label, f.placeholder)
+            if x
         )
     if signal == "names":
         return " ".join(_split_name(f.name) for f in form.fields if f.name)
