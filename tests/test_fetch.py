@@ -14,6 +14,7 @@ import functools
 import itertools
 import socket
 import time
+import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -430,6 +431,26 @@ async def test_missing_content_type_is_sniffed() -> None:
     assert binary.error == "content-type" and binary.body == b""
 
 
+@aio
+async def test_compression_bomb_is_cut_after_max_bytes() -> None:
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)  # gzip
+    zeros = bytes(1 << 20)
+    bomb = b"".join(packer.compress(zeros) for _ in range(64)) + packer.flush()
+    assert len(bomb) < 200_000
+
+    async def gz(_: web.Request) -> web.StreamResponse:
+        return web.Response(
+            body=bomb, headers={"Content-Type": "text/html", "Content-Encoding": "gzip"}
+        )
+
+    async with LoopWeb() as w:
+        w.route("/bomb", gz)
+        async with Fetcher(settings(max_bytes=1 << 20)) as f:
+            r = await f.fetch(w.base + "/bomb")
+        assert r.error == "too-large" and r.body == b""
+        assert f.stats.bytes < 4 << 20  # decoded bytes read: about the cap, not 64 MiB
+
+
 # ------------------------------------------------------------------- robots
 
 
@@ -471,6 +492,43 @@ async def test_robots_unavailable_allows_unreachable_disallows() -> None:
         async with Fetcher(settings(obey_robots=False)) as f:
             assert (await f.fetch(w.base + "/page")).ok
         assert w.paths() == ["/page"]
+
+
+@aio
+async def test_cancelled_fetch_does_not_break_others_waiting_for_robots() -> None:
+    async with LoopWeb() as w:
+        async def slow_robots(_: web.Request) -> web.StreamResponse:
+            await asyncio.sleep(0.4)
+            return web.Response(text="User-agent: *\nDisallow: /no\n")
+
+        w.route("/robots.txt", slow_robots)
+        w.html("/page")
+        async with Fetcher(settings()) as f:
+            first = asyncio.create_task(f.fetch(w.base + "/page?1"))
+            await asyncio.sleep(0.1)
+            second = asyncio.create_task(f.fetch(w.base + "/page?2"))
+            await asyncio.sleep(0.1)
+            first.cancel()
+            r = await second  # the robots.txt look-up is redone for it, not cancelled
+            assert first.cancelled()
+            assert r.ok
+            assert w.paths().count("/robots.txt") == 2
+            assert (await f.fetch(w.base + "/no")).error == "robots"
+
+
+@aio
+async def test_robots_redirect_to_another_host_is_followed() -> None:
+    async with LoopWeb() as w:
+        async def moved(_: web.Request) -> web.StreamResponse:
+            raise web.HTTPMovedPermanently("http://b.example/robots.txt")
+
+        w.route("/robots.txt", moved, host="a.example")
+        w.robots("User-agent: *\nDisallow: /x\n", host="b.example")
+        w.html("/x")
+        async with Fetcher(settings(proxy=w.base)) as f:
+            assert (await f.fetch("http://a.example/x")).error == "robots"
+            assert (await f.fetch("http://a.example/y")).error == "http-4xx"
+        assert ("a.example", "/x") not in [(h.host, h.path) for h in w.hits]
 
 
 @aio

@@ -39,11 +39,14 @@ import ada_url
 from aiohttp.abc import AbstractResolver, ResolveResult
 
 from formhunter.exceptions import FetchError, ForbiddenAddress
+from formhunter.fetch.politeness import SingleFlight
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 _LOCAL_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"})
 _NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
+#: (addresses as (family, proto, ip), reason for refusal or None)
+_Resolution = tuple[list[tuple[int, int, str]], str | None]
 
 
 def normalize_host(host: str) -> str:
@@ -124,7 +127,7 @@ class AddressGuard:
         self.max_entries = max_entries
         # host -> (expires, addresses [(family, proto, ip)], refusal reason or None)
         self._cache: dict[str, tuple[float, list[tuple[int, int, str]], str | None]] = {}
-        self._pending: dict[str, asyncio.Future[tuple[list[tuple[int, int, str]], str | None]]] = {}
+        self._flight: SingleFlight[str, _Resolution] = SingleFlight()
 
     async def check(self, host: str) -> None:
         """Return if ``host`` may be fetched; raise ``ForbiddenAddress`` if not.
@@ -156,34 +159,20 @@ class AddressGuard:
             raise ForbiddenAddress(f"{host} resolves to {reason}")
         return addrs
 
-    async def _resolve(self, host: str) -> tuple[list[tuple[int, int, str]], str | None]:
+    async def _resolve(self, host: str) -> _Resolution:
         now = time.monotonic()
         hit = self._cache.get(host)
         if hit is not None and hit[0] > now:
             return hit[1], hit[2]
-        pending = self._pending.get(host)
-        if pending is not None:
-            return await asyncio.shield(pending)
-        fut: asyncio.Future[tuple[list[tuple[int, int, str]], str | None]]
-        fut = asyncio.get_running_loop().create_future()
-        self._pending[host] = fut
-        try:
-            result = await self._lookup(host)
-        except asyncio.CancelledError:
-            fut.cancel()
-            raise
-        except Exception as exc:
-            fut.set_exception(exc)
-            fut.exception()  # mark retrieved: waiters (if any) re-raise it
-            raise
-        else:
-            fut.set_result(result)
-            if len(self._cache) >= self.max_entries:
-                self._evict(now)
-            self._cache[host] = (now + self.ttl, *result)
-            return result
-        finally:
-            del self._pending[host]
+        return await self._flight.run(host, lambda: self._lookup_and_keep(host))
+
+    async def _lookup_and_keep(self, host: str) -> _Resolution:
+        result = await self._lookup(host)
+        now = time.monotonic()
+        if len(self._cache) >= self.max_entries:
+            self._evict(now)
+        self._cache[host] = (now + self.ttl, *result)
+        return result
 
     def _evict(self, now: float) -> None:
         for key in [k for k, v in self._cache.items() if v[0] <= now]:
@@ -192,7 +181,7 @@ class AddressGuard:
             del self._cache[next(iter(self._cache))]
 
     @staticmethod
-    async def _lookup(host: str) -> tuple[list[tuple[int, int, str]], str | None]:
+    async def _lookup(host: str) -> _Resolution:
         loop = asyncio.get_running_loop()
         try:
             infos = await loop.getaddrinfo(host, None, type=socket.SOCK_STREAM)

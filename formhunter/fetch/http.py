@@ -39,7 +39,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import TracebackType
 from typing import Any
-from urllib.parse import urlsplit
 
 import ada_url
 import aiohttp
@@ -270,7 +269,7 @@ class Fetcher:
     def host_ready_in(self, url: str) -> float:
         """Seconds until a request to ``url``'s host could start without waiting."""
         try:
-            host = urlsplit(url).hostname
+            host = normalize_host(ada_url.URL(url).hostname)
         except ValueError:
             return 0.0
         return self.politeness.ready_in(host, self.delay_for(host)) if host else 0.0

@@ -10,6 +10,9 @@ spacing holds as the server sees it, however slow the answer). ``defer`` pushes
 the next start of a host back (back-off, ``Retry-After``). Hosts are keyed by
 host name (lower case, without port), so ``http://h`` and ``https://h`` share
 one budget; idle hosts are forgotten once many hosts are known.
+
+``SingleFlight`` (used by the robots.txt cache and the address guard) runs one
+look-up per key at a time and shares its result with concurrent callers.
 """
 
 from __future__ import annotations
@@ -17,9 +20,13 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 @dataclass(slots=True)
@@ -126,3 +133,44 @@ class Politeness:
 
     def __len__(self) -> int:
         return len(self._hosts)
+
+
+class SingleFlight(Generic[K, V]):
+    """One computation per key at a time; concurrent callers share its outcome.
+
+    A caller cancelled while waiting leaves the computation running for the
+    others; if the computing caller is cancelled, a waiter that was not
+    cancelled itself starts the computation anew (it never sees a foreign
+    ``CancelledError``). Exceptions of the computation reach every caller.
+    """
+
+    def __init__(self) -> None:
+        self._pending: dict[K, asyncio.Future[V]] = {}
+
+    async def run(self, key: K, compute: Callable[[], Awaitable[V]]) -> V:
+        while (pending := self._pending.get(key)) is not None:
+            try:
+                return await asyncio.shield(pending)
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if task is None or task.cancelling():
+                    raise
+                # the computing caller was cancelled, not this one: compute here
+        fut: asyncio.Future[V] = asyncio.get_running_loop().create_future()
+        self._pending[key] = fut
+        try:
+            result = await compute()
+        except asyncio.CancelledError:
+            fut.cancel()
+            raise
+        except Exception as exc:
+            fut.set_exception(exc)
+            fut.exception()  # retrieved: no "never retrieved" warning without waiters
+            raise
+        finally:
+            del self._pending[key]
+        fut.set_result(result)
+        return result
+
+    def __len__(self) -> int:
+        return len(self._pending)

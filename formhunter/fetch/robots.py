@@ -17,7 +17,6 @@ Concurrent questions about one origin share one fetch.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from urllib.parse import urlsplit
 
 from protego import Protego
 
+from formhunter.fetch.politeness import SingleFlight
 from formhunter.fetch.settings import ROBOTS_TOKEN
 
 #: Fetches a robots.txt URL: (HTTP status or 0 without an answer, body bytes).
@@ -84,7 +84,7 @@ class RobotsCache:
         self.max_entries = max_entries
         self._clock = clock
         self._entries: dict[str, RobotsEntry] = {}
-        self._pending: dict[str, asyncio.Future[RobotsEntry]] = {}
+        self._flight: SingleFlight[str, RobotsEntry] = SingleFlight()
         self._delays: dict[str, float] = {}
         self.fetches = 0
 
@@ -129,23 +129,10 @@ class RobotsCache:
         entry = self._entries.get(origin)
         if entry is not None and entry.expires > self._clock():
             return entry
-        pending = self._pending.get(origin)
-        if pending is not None:
-            return await asyncio.shield(pending)
-        fut: asyncio.Future[RobotsEntry] = asyncio.get_running_loop().create_future()
-        self._pending[origin] = fut
-        try:
-            entry = await self._load(origin)
-        except asyncio.CancelledError:
-            fut.cancel()
-            raise
-        except Exception as exc:  # a bug in a fetch function must not stall waiters
-            fut.set_exception(exc)
-            fut.exception()
-            raise
-        finally:
-            del self._pending[origin]
-        fut.set_result(entry)
+        return await self._flight.run(origin, lambda: self._load_and_keep(origin, host))
+
+    async def _load_and_keep(self, origin: str, host: str) -> RobotsEntry:
+        entry = await self._load(origin)
         if len(self._entries) >= self.max_entries:
             self._evict()
         self._entries[origin] = entry
