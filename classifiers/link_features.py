@@ -253,8 +253,9 @@ class LinkFeatureSelector(TransformerMixin, BaseEstimator):
 
     fit(X, y): ``X`` holds links (columns url, anchor, around); ``y`` (optional)
     their level. Only rows with ``0 <= y < n_levels`` (links on paths to relevant
-    forms) feed the selection; with ``per_level`` the top terms are chosen per
-    level and united (ACHE Alg. 2 takes "links at distance d"). Background rows
+    forms) feed the selection; with ``per_level`` the top-n terms are chosen per
+    level (ACHE Alg. 2 takes "links at distance d") and merged rank by rank
+    across levels into at most n terms per space. Background rows
     (``y >= n_levels`` or negative) are ignored here.
 
     Learned: ``features_`` {space: [term, ...]}, ``frequencies_`` {space: {term: df}},
@@ -305,6 +306,7 @@ class LinkFeatureSelector(TransformerMixin, BaseEstimator):
             col = frame[space].fillna("").astype(str).tolist() if space in frame else []
             docs_all = [terms(t, space) for t in col] or [[] for _ in range(len(frame))]
             total: Counter[str] = Counter()
+            per_level: list[list[str]] = []
             for lv, idx in groups.items():
                 docs = [docs_all[i] for i in idx]
                 chosen = select_terms(
@@ -315,11 +317,19 @@ class LinkFeatureSelector(TransformerMixin, BaseEstimator):
                     min_len=self.min_len,
                 )
                 self.level_features_[lv][space] = [t for t, _ in chosen]
+                per_level.append([t for t, _ in chosen])
                 for t, f in chosen:
                     total[t] += f
-            ranked = _ranked(total)
-            self.features_[space] = [t for t, _ in ranked]
-            self.frequencies_[space] = dict(ranked)
+            # Round-robin over the levels' rankings, so each level keeps its best
+            # terms, until the space holds n terms.
+            merged: list[str] = []
+            for rank in range(max((len(p) for p in per_level), default=0)):
+                for terms_of_level in per_level:
+                    if rank < len(terms_of_level) and terms_of_level[rank] not in merged:
+                        merged.append(terms_of_level[rank])
+            merged = merged[: self._n(space)]
+            self.features_[space] = merged
+            self.frequencies_[space] = {t: total[t] for t in merged}
         self.feature_names_out_ = np.asarray(
             [f"{s}:{t}" for s in SPACES for t in self.features_[s]], dtype=object
         )

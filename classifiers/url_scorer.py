@@ -154,17 +154,30 @@ class ConservativeURLScorer(ClassifierMixin, BaseEstimator):
                 delattr(self, attr)
         return self.partial_fit(X, y)
 
-    def partial_fit(self, X: Any, y: Any, classes: Any = None) -> ConservativeURLScorer:
-        """Learn one batch (one crawl depth): features with the current pools,
-        then the batch joins the pools. ``y``: 1 in domain, 0 out (or Pr >= threshold)."""
-        frame = as_frame(X) if not isinstance(X, pa.Table | pd.DataFrame) else X
-        labels = (np.asarray(y, dtype=np.float64) >= self.in_domain_threshold).astype(np.int64)
+    def _init_state(self) -> None:
         if not hasattr(self, "pools_"):
             self.pools_ = TokenPools()
             self.nb_ = GaussianNB(var_smoothing=self.var_smoothing)
             self.classes_ = _CLASSES
             self.n_seen_ = 0
             self.n_batches_ = 0
+
+    def update_pools(self, X: Any, y: Any) -> ConservativeURLScorer:
+        """Add labelled links to the token pools only (the naive Bayes is unchanged)."""
+        frame = as_frame(X) if not isinstance(X, pa.Table | pd.DataFrame) else X
+        labels = (np.asarray(y, dtype=np.float64) >= self.in_domain_threshold).astype(np.int64)
+        self._init_state()
+        url = string_column(frame, "url").to_pylist()
+        anchor = string_column(frame, "anchor").to_pylist()
+        self.pools_.add(url, anchor, labels)
+        return self
+
+    def partial_fit(self, X: Any, y: Any, classes: Any = None) -> ConservativeURLScorer:
+        """Learn one batch (one crawl depth): features with the current pools,
+        then the batch joins the pools. ``y``: 1 in domain, 0 out (or Pr >= threshold)."""
+        frame = as_frame(X) if not isinstance(X, pa.Table | pd.DataFrame) else X
+        labels = (np.asarray(y, dtype=np.float64) >= self.in_domain_threshold).astype(np.int64)
+        self._init_state()
         F = self.features(frame)
         if len(labels) != F.shape[0]:
             raise ValueError(f"X has {F.shape[0]} rows but y has {len(labels)}")

@@ -1,0 +1,205 @@
+"""ACHE's adaptive link learner (Barbosa & Freire 2007, §3.2-3.3, Algorithm 1).
+
+``PathRepository`` keeps, for every page where a new relevant form was found,
+the links of the path that led to it: the hop into the form page is a level-0
+instance, the hop into its parent level 1, and so on up to ``n_levels - 1``.
+``AdaptiveLinkLearner.observe`` feeds it; when ``threshold`` new relevant forms
+have been found since the last iteration, it runs automatic feature selection,
+trains a multi-level naive Bayes link classifier on all paths (plus background
+links: fetched links on no path) and returns it as a ``LinkClassifierScorer``,
+so that the engine re-ranks the whole frontier. Every iteration is recorded
+(``iterations``; ``on_learning`` callback, e.g. the catalogue).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from classifiers.link_classifier import MultiLevelLinkClassifier
+from formhunter.interfaces import LinkRecord, LinkScorer, PageOutcome
+from formhunter.learners.base import (
+    FrameScorer,
+    LearningIteration,
+    LinkMemory,
+    links_frame,
+    normalise_frame,
+)
+
+
+class LinkClassifierScorer(FrameScorer):
+    """A fitted multi-level link classifier as a LinkScorer: level = predicted
+    distance band (background last), score = probability of that band."""
+
+    def __init__(self, model: MultiLevelLinkClassifier) -> None:
+        self.model = model
+        self.n_levels = int(model.n_bands)
+
+    def score_frame(self, frame: Any) -> tuple[np.ndarray, np.ndarray]:
+        frame = normalise_frame(frame)
+        if len(frame) == 0:
+            return np.zeros(0, np.int64), np.zeros(0)
+        return self.model.predict_level(frame)
+
+
+class PathRepository:
+    """Links on paths to relevant forms, by level (module doc)."""
+
+    def __init__(self, n_levels: int = 3) -> None:
+        self.n_levels = n_levels
+        self.instances: dict[tuple[str, int], LinkRecord] = {}
+        self.paths: list[list[str]] = []
+        self.form_pages: set[str] = set()
+
+    def add(self, path: list[str], memory: LinkMemory) -> int:
+        """Add the path (seed -> ... -> form page) of a relevant form; returns the
+        number of hop instances it contributed (the seed itself is no hop)."""
+        if not path:
+            return 0
+        self.paths.append(list(path))
+        self.form_pages.add(path[-1])
+        added = 0
+        for level in range(min(self.n_levels, len(path) - 1)):
+            url = path[-1 - level]
+            rec = memory.hop(url) or LinkRecord(url, "", 0, parent_url=path[-2 - level])
+            key = (url, level)
+            if key not in self.instances:
+                self.instances[key] = rec
+                added += 1
+        return added
+
+    def urls(self) -> set[str]:
+        return {u for u, _ in self.instances}
+
+    def frame(self) -> tuple[pd.DataFrame, np.ndarray]:
+        keys = list(self.instances)
+        frame = links_frame([self.instances[k] for k in keys])
+        return frame, np.asarray([lv for _, lv in keys], dtype=np.int64)
+
+    def __len__(self) -> int:
+        return len(self.paths)
+
+
+class AdaptiveLinkLearner:
+    """Learner: ACHE's online link learning (module doc).
+
+    Parameters: ``threshold`` new relevant forms per iteration (ACHE: 100);
+    ``n_levels`` link levels (3); ``background`` and ``background_ratio``
+    (background links per path instance); ``classifier`` parameters of
+    ``MultiLevelLinkClassifier``; ``initial`` (frame, levels) training instances
+    kept in every iteration (ache-offline-online starts from the offline paths);
+    ``name`` recorded with each iteration.
+    """
+
+    def __init__(
+        self,
+        threshold: int = 100,
+        n_levels: int = 3,
+        *,
+        background: bool = True,
+        background_ratio: float = 1.0,
+        classifier: dict[str, Any] | None = None,
+        initial: tuple[pd.DataFrame, np.ndarray] | None = None,
+        memory: LinkMemory | None = None,
+        random_state: int = 0,
+        name: str = "ache-online",
+        on_learning: Callable[[LearningIteration], None] | None = None,
+    ) -> None:
+        if threshold < 1:
+            raise ValueError("threshold must be at least 1")
+        self.threshold = threshold
+        self.n_levels = n_levels
+        self.background = background
+        self.background_ratio = background_ratio
+        self.classifier_params = dict(classifier or {})
+        self.initial = initial
+        self.memory = memory or LinkMemory()
+        self.rng = np.random.default_rng(random_state)
+        self.name = name
+        self.on_learning = on_learning
+        self.repository = PathRepository(n_levels)
+        self.relevant_forms: set[tuple[str, str]] = set()
+        self.new_since_learning = 0
+        self.pages_seen = 0
+        self.iterations: list[LearningIteration] = []
+        self.model: MultiLevelLinkClassifier | None = None
+
+    @property
+    def last_iteration(self) -> LearningIteration | None:
+        return self.iterations[-1] if self.iterations else None
+
+    def observe(self, outcome: PageOutcome) -> LinkScorer | None:
+        self.pages_seen += 1
+        self.memory.observe(outcome)
+        page = outcome.page
+        new = 0
+        for form, verdict in zip(page.forms, outcome.verdicts, strict=False):
+            if verdict.relevant:
+                key = (page.site, form.signature)
+                if key not in self.relevant_forms:
+                    self.relevant_forms.add(key)
+                    new += 1
+        if new:
+            self.repository.add(list(outcome.path) or [page.url], self.memory)
+            self.new_since_learning += new
+        if self.new_since_learning >= self.threshold:
+            return self.learn()
+        return None
+
+    def training_set(self) -> tuple[pd.DataFrame, np.ndarray]:
+        """Path instances (+ initial instances) and sampled background links."""
+        frame, levels = self.repository.frame()
+        if self.initial is not None:
+            frame = pd.concat([self.initial[0], frame], ignore_index=True)
+            levels = np.concatenate([np.asarray(self.initial[1], np.int64), levels])
+        if self.background:
+            on_path = self.repository.urls() | self.repository.form_pages
+            pool = [rec for url, rec in self.memory.fetched.items() if url not in on_path]
+            n_bg = min(len(pool), int(np.ceil(self.background_ratio * max(len(levels), 1))))
+            if n_bg:
+                pick = self.rng.choice(len(pool), size=n_bg, replace=False)
+                bg = links_frame([pool[i] for i in sorted(pick)])
+                frame = pd.concat([frame, bg], ignore_index=True)
+                levels = np.concatenate([levels, np.full(n_bg, self.n_levels, np.int64)])
+        return frame, levels
+
+    def learn(self) -> LinkClassifierScorer | None:
+        """One learning iteration (ACHE Alg. 1, lines 2-5); None if there is no path."""
+        t0 = time.perf_counter()
+        frame, levels = self.training_set()
+        if not np.any(levels < self.n_levels):
+            return None
+        model = MultiLevelLinkClassifier(
+            n_levels=self.n_levels, background=self.background, **self.classifier_params
+        )
+        try:
+            model.fit(frame, levels)
+        except ValueError as exc:
+            self._record(time.perf_counter() - t0, {}, f"not trained: {exc}")
+            return None
+        self.model = model
+        self.new_since_learning = 0
+        self._record(
+            time.perf_counter() - t0,
+            {"features": model.features_, "instances": model.n_train_},
+            f"{len(self.relevant_forms)} relevant forms",
+        )
+        return LinkClassifierScorer(model)
+
+    def _record(self, seconds: float, features: dict[str, Any], note: str) -> None:
+        it = LearningIteration(
+            iteration=len(self.iterations) + 1,
+            learner=self.name,
+            at_page=self.pages_seen,
+            n_paths=len(self.repository),
+            seconds=round(seconds, 4),
+            features=features,
+            note=note,
+        )
+        self.iterations.append(it)
+        if self.on_learning is not None:
+            self.on_learning(it)

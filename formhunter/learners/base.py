@@ -1,0 +1,161 @@
+"""Shared parts of the learners: link frames, the link memory, learning records.
+
+``links_frame`` turns LinkRecords into the columnar frame every learned scorer
+reads (``score_frame``); the frontier's re-rank passes its own frame whose
+parent column is called ``parent`` -- both spellings are accepted.
+
+``LinkMemory`` answers "through which link (URL, anchor, around, DOM terms)
+was this fetched page reached?". The engine tells learners about pages, not
+links, so the memory learns hop links from two sources, best first:
+
+1. ``PageOutcome.link`` when the engine provides it (a LinkRecord of the hop);
+2. the outlinks of pages observed earlier (``Page.links`` carry anchor and
+   around), kept in a bounded first-in-first-out map.
+
+A hop that neither knows gets a URL-only record (URL features still work).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from formhunter.interfaces import LinkRecord, PageOutcome
+
+FRAME_COLUMNS = ("url", "site", "depth", "parent_url", "anchor", "around", "parent_score",
+                 "dom_terms")  # fmt: skip
+
+
+def links_frame(links: Sequence[LinkRecord]) -> pd.DataFrame:
+    """The columnar form of LinkRecords (one column per field)."""
+    return pd.DataFrame(
+        {
+            "url": [lk.url for lk in links],
+            "site": [lk.site for lk in links],
+            "depth": np.fromiter((lk.depth for lk in links), np.int64, len(links)),
+            "parent_url": [lk.parent_url for lk in links],
+            "anchor": [lk.anchor for lk in links],
+            "around": [lk.around for lk in links],
+            "parent_score": np.fromiter((lk.parent_score for lk in links), np.float64, len(links)),
+            "dom_terms": [lk.dom_terms for lk in links],
+        },
+        columns=list(FRAME_COLUMNS),
+    )
+
+
+def normalise_frame(frame: Any) -> pd.DataFrame:
+    """A frame with ``parent_url`` (the frontier store calls it ``parent``)."""
+    if not isinstance(frame, pd.DataFrame):
+        frame = frame.to_pandas() if hasattr(frame, "to_pandas") else pd.DataFrame(frame)
+    if "parent_url" not in frame.columns and "parent" in frame.columns:
+        frame = frame.rename(columns={"parent": "parent_url"})
+    return frame
+
+
+class FrameScorer:
+    """Base of the learned scorers: ``score`` goes through ``score_frame``."""
+
+    n_levels: int = 1
+
+    def score(self, links: Sequence[LinkRecord]) -> tuple[np.ndarray, np.ndarray]:
+        if not links:
+            return np.zeros(0, np.int64), np.zeros(0)
+        return self.score_frame(links_frame(links))
+
+    def score_frame(self, frame: Any) -> tuple[np.ndarray, np.ndarray]:
+        raise NotImplementedError
+
+
+class LinkMemory:
+    """Hop links of fetched pages (module doc). Bounded: ``max_fetched`` hops,
+    ``max_pending`` outlinks of observed pages waiting to be fetched."""
+
+    def __init__(self, max_fetched: int = 1_000_000, max_pending: int = 200_000) -> None:
+        self.max_fetched = max_fetched
+        self.max_pending = max_pending
+        self.fetched: OrderedDict[str, LinkRecord] = OrderedDict()
+        self.pending: OrderedDict[str, LinkRecord] = OrderedDict()
+        self.from_engine = 0
+        self.from_pending = 0
+        self.url_only = 0
+
+    def observe(self, outcome: PageOutcome) -> LinkRecord:
+        """Remember how ``outcome.page`` was reached (and its outlinks); return the hop."""
+        page = outcome.page
+        hop: LinkRecord | None = getattr(outcome, "link", None)
+        if hop is not None:
+            self.from_engine += 1
+        else:
+            hop = self.pending.pop(page.url, None)
+            if hop is not None:
+                self.from_pending += 1
+            else:
+                parent = outcome.path[-2] if len(outcome.path) > 1 else ""
+                hop = LinkRecord(page.url, page.site, page.depth, parent_url=parent)
+                self.url_only += 1
+            # Only needed while the engine does not hand us the hop itself.
+            for lk in page.links:
+                if lk.url not in self.pending and lk.url not in self.fetched:
+                    self.pending[lk.url] = LinkRecord(
+                        lk.url, "", page.depth + 1, page.url, lk.anchor, lk.around,
+                        outcome.page_score,
+                    )  # fmt: skip
+            while len(self.pending) > self.max_pending:
+                self.pending.popitem(last=False)
+        self.fetched[page.url] = hop
+        if page.final_url and page.final_url != page.url:
+            self.fetched[page.final_url] = hop
+        while len(self.fetched) > self.max_fetched:
+            self.fetched.popitem(last=False)
+        return hop
+
+    def hop(self, url: str) -> LinkRecord | None:
+        return self.fetched.get(url)
+
+    def stats(self) -> dict[str, int]:
+        return {"hops_from_engine": self.from_engine, "hops_from_outlinks": self.from_pending,
+                "hops_url_only": self.url_only, "fetched": len(self.fetched),
+                "pending": len(self.pending)}  # fmt: skip
+
+
+@dataclass
+class LearningIteration:
+    """One learning iteration, as ``Catalogue.record_learning`` stores it."""
+
+    iteration: int
+    learner: str
+    at_page: int
+    n_paths: int
+    seconds: float
+    features: dict[str, Any] = field(default_factory=dict)
+    note: str = ""
+    at: float = field(default_factory=time.time)
+
+    def as_record(self) -> dict[str, Any]:
+        """Keyword arguments of ``Catalogue.record_learning(run_id, **...)``."""
+        return {"at_page": self.at_page, "n_paths": self.n_paths, "seconds": self.seconds,
+                "features": self.features, "learner": self.learner, "note": self.note}  # fmt: skip
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def learning_table(iterations: Sequence[LearningIteration], top: int = 5) -> str:
+    """A text table like ACHE's Table 2: features chosen per space and iteration."""
+    lines = ["iter  at_page  paths  seconds  space   features"]
+    for it in iterations:
+        head = f"{it.iteration:>4}  {it.at_page:>7}  {it.n_paths:>5}  {it.seconds:>7.2f}"
+        feats = it.features.get("features", {})
+        rows = [(s, feats[s]) for s in ("url", "anchor", "around") if s in feats]
+        if not rows:
+            lines.append(f"{head}  {it.note}")
+        for n, (space, terms) in enumerate(rows):
+            lines.append(f"{head if n == 0 else ' ' * len(head)}  {space:<6}  "
+                         f"{', '.join(list(terms)[:top])}")  # fmt: skip
+    return "\n".join(lines)
