@@ -346,7 +346,11 @@ class Fetcher:
             if check_robots:
                 verdict = await self.robots.verdict(current)
                 if verdict:
-                    result.fail(verdict, f"robots.txt forbids {current}")
+                    why = (
+                        f"robots.txt forbids {current}" if verdict == "robots"
+                        else f"robots.txt for {host} could not be fetched; retried later"
+                    )
+                    result.fail(verdict, why)
                     return
             location = await self._with_retries(
                 current, host, result, check_type, max_bytes, truncate, retries
