@@ -9,8 +9,8 @@ non-ASCII percent-encoded, empty path as ``/`` -- and then:
 - session-id parameters (``SESSION_PARAMS``) are dropped from the query and as
   ``;name=value`` path parameters (``;jsessionid=...``); ASP.NET cookieless
   session segments ``/(S(...))/`` are dropped from the path;
-- query parameters are sorted by (name, value); empty ones and a bare ``?``
-  disappear;
+- query parameters (``name=value`` strings) are sorted; empty ones and a bare
+  ``?`` disappear;
 - percent-escapes are normalised (RFC 3986 6.2.2): escapes of unreserved
   characters are decoded, the others get upper-case hex digits;
 - a trailing dot of the host is removed.
@@ -74,27 +74,33 @@ def _norm_pct(s: str) -> str:
     return _PCT.sub(_pct_sub, s) if "%" in s else s
 
 
+def _may_have_session(query: str) -> bool:
+    """Cheap pre-filter: False when no name in ``SESSION_PARAMS`` can occur in ``query``."""
+    q = query.lower()
+    return "sid" in q or "sess" in q or "cf" in q or "zenid" in q or "s_id" in q
+
+
 def _is_session_key(key: str) -> bool:
+    if len(key) < 3:
+        return False
     k = key.lower()
     if "%" in k:
         k = _norm_pct(k).lower()
     return k in SESSION_PARAMS or k.startswith("aspsessionid")
 
 
-def _sort_key(pair: str) -> tuple[str, str]:
-    k, _, v = pair.partition("=")
-    return k, v
-
-
 def _norm_query(query: str) -> str:
     """Normalised query without the ``?`` ('' when nothing is left)."""
-    parts = [p for p in query.split("&") if p and not _is_session_key(p.partition("=")[0])]
+    parts = query.split("&")
+    if "%" in query or _may_have_session(query):
+        parts = [p for p in parts if not _is_session_key(p.partition("=")[0])]
+    if "" in parts:
+        parts = [p for p in parts if p]
     if not parts:
         return ""
     if "%" in query:
         parts = [_norm_pct(p) for p in parts]
-    if len(parts) > 1:
-        parts.sort(key=_sort_key)
+    parts.sort()
     return "&".join(parts)
 
 
@@ -154,14 +160,31 @@ def canonicalize(url: str) -> str | None:
 
 
 def join(base: str, href: str) -> str | None:
-    """Resolve ``href`` against ``base`` and canonicalise; None if not an http(s) URL."""
+    """Resolve ``href`` against ``base`` and canonicalise; None if not an http(s) URL.
+
+    Absolute and root-relative hrefs do not depend on the base's path, so their
+    results are cached across pages (site navigation repeats on every page).
+    """
     if _rejected(href):
         return None
+    if href[:1] == "/":
+        if href[1:2] not in ("/", "\\"):
+            slash = base.find("/", base.find("://") + 3)
+            return _join_cached(base if slash < 0 else base[:slash], href)
+    elif href[:4].lower() == "http" and href[4:8].lower() in ("://", "s://"):
+        return _join_cached("", href)
+    return _join(base, href)
+
+
+def _join(base: str, href: str) -> str | None:
     try:
-        joined = ada_url.join_url(base, href)
+        joined = ada_url.join_url(base, href) if base else ada_url.normalize_url(href)
     except ValueError:
         return None
     return _finish(joined)
+
+
+_join_cached = lru_cache(maxsize=32_768)(_join)
 
 
 def host_of(url: str) -> str:
@@ -190,9 +213,14 @@ def host_of(url: str) -> str:
     return authority.lower().rstrip(".")
 
 
-_EXTRACT = tldextract.TLDExtract(
-    suffix_list_urls=(), cache_dir=None, include_psl_private_domains=True
-)
+def _make_extractor() -> tldextract.TLDExtract:
+    """tldextract on its bundled suffix list: no download, no cache directory."""
+    return tldextract.TLDExtract(
+        suffix_list_urls=(), cache_dir=None, include_psl_private_domains=True
+    )
+
+
+_EXTRACT = _make_extractor()
 
 
 def _is_ip(host: str) -> bool:
