@@ -22,10 +22,11 @@ Public API (other modules build on exactly this)::
     web.hostile() -> dict[str, list[str]]      # example URLs of every hostile part
     web.count_pages() -> int                   # from the site plans, without rendering
 
-    with running_proxy(seed=7, n_sites=500, port=0, slow_delay=2.0) as proxy:
+    with running_proxy(seed=7, n_sites=500, port=0, slow_delay=2.0, log_file=None) as proxy:
         proxy.url    # "http://127.0.0.1:PORT" -> use as an HTTP forward proxy
         proxy.log    # list[dict]: {time, host, path, status, bytes, method}
         proxy.stop() # also done on leaving the with-block
+    start_proxy(...) -> ProxyHandle              # the same without a with-block
 
     canonical_url(url) -> str   # scheme://host/path?sorted-query; no fragment, no session id
     site_of(host_or_url) -> str # "www.foo-air.example" -> "foo-air.example"
@@ -38,3 +39,22 @@ tldextract's bundled suffix list does NOT know ``.example`` (it would call every
 Command line: ``formhunter simweb serve|seeds|truth|bench`` (see formhunter.commands.simweb).
 Hostile parts and ground-truth columns are documented in ``formhunter.simweb.generator``.
 """
+
+from formhunter.simweb.generator import PageSpec, SimResponse, SimWeb
+from formhunter.simweb.server import ProxyHandle, running_proxy, start_proxy
+from formhunter.simweb.transport import SimTransport
+from formhunter.simweb.truth import Truth
+from formhunter.simweb.urls import canonical_url, site_of
+
+__all__ = [
+    "PageSpec",
+    "ProxyHandle",
+    "SimResponse",
+    "SimTransport",
+    "SimWeb",
+    "Truth",
+    "canonical_url",
+    "running_proxy",
+    "site_of",
+    "start_proxy",
+]

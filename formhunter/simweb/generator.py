@@ -69,6 +69,7 @@ from formhunter.simweb.sites import (
 from formhunter.simweb.urls import SESSION_PARAMS, canonical_url
 
 if TYPE_CHECKING:
+    from formhunter.simweb.transport import SimTransport
     from formhunter.simweb.truth import Truth
 
 CALENDAR_BASE = (2024, 1)
@@ -436,6 +437,9 @@ class SimWeb:
         return self.fetch(url)
 
     def transport(self) -> SimTransport:
+        """An async in-process client (see ``formhunter.simweb.transport``)."""
+        from formhunter.simweb.transport import SimTransport
+
         return SimTransport(self)
 
     def truth(self) -> Truth:
@@ -509,37 +513,6 @@ class SimWeb:
         return out
 
 
-class SimTransport:
-    """An in-process async stand-in for an HTTP client (no sockets, no sleeping).
-
-    ``await t.get(url)`` returns the SimResponse of that URL; with
-    ``follow_redirects=True`` it follows up to ``max_redirects`` Location headers
-    and returns the last response (its ``url`` is the final URL). Unknown hosts
-    answer 502 like the proxy. ``t.log`` records (url, status) of every request.
-    """
-
-    def __init__(self, web: SimWeb) -> None:
-        self.web = web
-        self.log: list[tuple[str, int]] = []
-
-    async def get(
-        self, url: str, follow_redirects: bool = False, max_redirects: int = 10
-    ) -> SimResponse:
-        resp = self.web.fetch(url)
-        self.log.append((url, resp.status))
-        hops = 0
-        while (
-            follow_redirects and resp.status in (301, 302, 303, 307, 308) and hops < max_redirects
-        ):
-            from urllib.parse import urljoin
-
-            url = urljoin(resp.url, resp.headers.get("Location", ""))
-            resp = self.web.fetch(url)
-            self.log.append((url, resp.status))
-            hops += 1
-        return resp
-
-
 @lru_cache(maxsize=4096)
 def session_id(url: str) -> str:
     return f"{stable_int('sid', url):016X}"[:16]
@@ -566,4 +539,4 @@ def quote_url(u: str) -> str:
     return quote(u, safe="")
 
 
-__all__ = ["PageSpec", "Section", "SimResponse", "SimTransport", "SimWeb", "item_title"]
+__all__ = ["PageSpec", "Section", "SimResponse", "SimWeb", "item_title"]

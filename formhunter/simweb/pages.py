@@ -413,7 +413,7 @@ def _item_body(
         spec.text = _paras(web, "general", r, 1, 2)
         return
     top = sec.topic if sec.topic in vc.NOUNS else "general"
-    spec.text = _paras(web, top, r, 3, 7)
+    spec.text = _paras(web, top, r, 4, 10)
     for _ in range(r.randint(3, 7)):
         if sec.n_items > 1:
             j = r.randrange(sec.n_items)

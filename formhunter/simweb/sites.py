@@ -23,14 +23,14 @@ KINDS = ("database", "topical", "portal", "library", "offtopic", "directory", "h
 #: Share of sites per kind (the rest are off-topic) and database sites per domain.
 KIND_SHARE = {"directory": 0.03, "hub": 0.02, "blog": 0.06, "portal": 0.024, "library": 0.03,
               "topical": 0.07, "database": 0.25}  # fmt: skip
-DB_WEIGHT = {"hotel": 26, "auto": 22, "job": 17, "music": 13, "airfare": 14, "book": 11,
-             "rental": 12, "movie": 10}  # fmt: skip
+DB_WEIGHT = {"hotel": 30, "auto": 22, "job": 17, "music": 13, "airfare": 12, "book": 10,
+             "rental": 10, "movie": 10}  # fmt: skip
 #: Items (detail pages) per site, by kind or database domain.
 ITEMS = {
-    "airfare": (120, 500), "auto": (25, 120), "book": (200, 900), "hotel": (8, 45),
-    "job": (60, 300), "movie": (400, 1400), "music": (150, 600), "rental": (100, 400),
-    "topical": (100, 400), "portal": (150, 500), "library": (60, 250), "offtopic": (40, 500),
-    "news": (600, 2500), "directory": (0, 0), "hub": (8, 30), "blog": (30, 200),
+    "airfare": (400, 1500), "auto": (25, 120), "book": (500, 1600), "hotel": (6, 30),
+    "job": (60, 300), "movie": (400, 1400), "music": (150, 600), "rental": (300, 1200),
+    "topical": (100, 400), "portal": (400, 1000), "library": (150, 500), "offtopic": (40, 500),
+    "news": (400, 1800), "directory": (0, 0), "hub": (8, 30), "blog": (30, 200),
 }  # fmt: skip
 ID_STEP = 10000  # items per section are < ID_STEP
 

@@ -1,0 +1,114 @@
+"""``formhunter simweb serve|seeds|truth|bench``: the simulated web from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+
+from formhunter.exceptions import UsageError
+from formhunter.simweb import SimWeb
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "simweb",
+        help="serve, sample and export the simulated web",
+        description="The simulated web: a deterministic web with ground truth, served by an "
+        "HTTP forward proxy on loopback.",
+    )
+    ssub = p.add_subparsers(dest="simweb_command", metavar="ACTION")
+
+    def common(q: argparse.ArgumentParser) -> None:
+        q.add_argument("--seed", type=int, default=7, help="generator seed (default 7)")
+        q.add_argument("--sites", type=int, default=500, help="number of sites (default 500)")
+
+    q = ssub.add_parser(
+        "serve",
+        help="run the forward proxy",
+        description="Answer absolute-URI HTTP requests for the simulated hosts.",
+    )
+    common(q)
+    q.add_argument("--port", type=int, default=8899, help="port on 127.0.0.1 (default 8899)")
+    q.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    q.add_argument("--log", default=None, metavar="FILE", help="append a JSON line per request")
+    q.add_argument("--slow-delay", type=float, default=2.0, help="delay of slow pages (s)")
+    q.set_defaults(func=_serve)
+
+    q = ssub.add_parser(
+        "seeds",
+        help="print seed URLs for a domain",
+        description="Print topical seed URLs (directory categories, articles).",
+    )
+    common(q)
+    q.add_argument("--domain", required=True, help="airfare, auto, book, hotel, job, movie, ...")
+    q.add_argument("--n", type=int, default=20, help="how many (default 20)")
+    q.set_defaults(func=_seeds)
+
+    q = ssub.add_parser(
+        "truth",
+        help="write the ground truth (pages, links, forms)",
+        description="Write pages, links and forms of the simulated web.",
+    )
+    common(q)
+    q.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    q.add_argument("--format", choices=("jsonl", "parquet"), default="parquet")
+    q.set_defaults(func=_truth)
+
+    q = ssub.add_parser(
+        "bench",
+        help="print counts, densities and proxy pages/s",
+        description="Counts of the web and the proxy's throughput.",
+    )
+    common(q)
+    q.add_argument("--clients", type=int, default=32, help="concurrent clients (default 32)")
+    q.add_argument("--requests", type=int, default=3000, help="requests to time")
+    q.set_defaults(func=_bench)
+    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
+
+
+def _web(args: argparse.Namespace, slow_delay: float = 2.0) -> SimWeb:
+
+    if args.sites < 1:
+        raise UsageError("--sites must be >= 1")
+    return SimWeb(seed=args.seed, n_sites=args.sites, slow_delay=slow_delay)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from formhunter.simweb.server import serve_forever
+
+    web = _web(args, args.slow_delay)
+    try:
+        asyncio.run(serve_forever(web, args.port, args.host, args.log))
+    except OSError as exc:
+        raise UsageError(f"cannot listen on {args.host}:{args.port}: {exc}") from exc
+    return 0
+
+
+def _seeds(args: argparse.Namespace) -> int:
+    for url in _web(args).seeds(args.domain, args.n):
+        print(url)
+    return 0
+
+
+def _truth(args: argparse.Namespace) -> int:
+    counts = _web(args).truth().export(args.out, args.format)
+    print(json.dumps({"out": args.out, "format": args.format, **counts}))
+    return 0
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from formhunter.simweb import bench
+
+    return bench.main(
+        [
+            "--seed",
+            str(args.seed),
+            "--sites",
+            str(args.sites),
+            "--clients",
+            str(args.clients),
+            "--requests",
+            str(args.requests),
+        ]
+    )

@@ -1,0 +1,199 @@
+"""The simulated web over real HTTP: a forward proxy on loopback.
+
+Clients send absolute-URI requests (``GET http://www.foo.example/x HTTP/1.1``), as
+any HTTP client configured with ``proxy=http://127.0.0.1:PORT`` does. Origin-form
+requests (``GET /x`` with ``Host: www.foo.example``) are answered too. Hosts outside
+the simulated web get 502; methods other than GET/HEAD get 405; CONNECT (https)
+gets 501. Every request is logged: ``{time, method, host, path, status, bytes}``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from aiohttp import web as aioweb
+
+from formhunter.simweb.generator import SimWeb
+
+
+class ProxyServer:
+    """An aiohttp low-level server answering for a SimWeb."""
+
+    def __init__(self, web: SimWeb, log_file: str | None = None, keep_log: bool = True) -> None:
+        self.web = web
+        self.log: list[dict[str, Any]] = []
+        self.keep_log = keep_log
+        self._fh: IO[str] | None = open(log_file, "a", encoding="utf-8") if log_file else None  # noqa: SIM115
+        self._runner: aioweb.ServerRunner | None = None
+        self.port = 0
+
+    def _record(self, method: str, host: str, path: str, status: int, size: int) -> None:
+        rec = {"time": time.time(), "method": method, "host": host, "path": path,
+               "status": status, "bytes": size}  # fmt: skip
+        if self.keep_log:
+            self.log.append(rec)
+        if self._fh is not None:
+            self._fh.write(json.dumps(rec) + "\n")
+            self._fh.flush()
+
+    async def handle(self, request: aioweb.BaseRequest) -> aioweb.StreamResponse:
+        msg_url = request.message.url
+        if request.method == "CONNECT":
+            self._record("CONNECT", str(msg_url), "", 501, 0)
+            return aioweb.Response(status=501, text="CONNECT is not supported\n")
+        if msg_url.is_absolute():
+            host = (msg_url.raw_host or "").lower()
+            if msg_url.explicit_port and msg_url.port not in (80, None):
+                host = f"{host}:{msg_url.port}"
+        else:
+            host = (request.headers.get("Host") or "").lower()
+        path = msg_url.raw_path_qs if hasattr(msg_url, "raw_path_qs") else request.raw_path
+        path = path or "/"
+        if request.method not in ("GET", "HEAD"):
+            self._record(request.method, host, path, 405, 0)
+            return aioweb.Response(status=405, headers={"Allow": "GET, HEAD"})
+        url = f"http://{host}{path}"
+        resp = self.web.fetch(url)
+        if resp.delay:
+            await asyncio.sleep(resp.delay)
+        headers = dict(resp.headers)
+        body = resp.body if request.method == "GET" else b""
+        self._record(request.method, host, path, resp.status, len(resp.body))
+        out = aioweb.Response(status=resp.status, body=body, headers=headers)
+        if request.method == "HEAD":
+            out.content_length = len(resp.body)
+        return out
+
+    async def start(self, host: str = "127.0.0.1", port: int = 0) -> int:
+        server = aioweb.Server(self.handle, access_log=None)
+        self._runner = aioweb.ServerRunner(server, handle_signals=False)
+        await self._runner.setup()
+        site = aioweb.TCPSite(self._runner, host, port, backlog=1024)
+        await site.start()
+        addr = self._runner.addresses[0]
+        self.port = int(addr[1])
+        return self.port
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
+
+@dataclass
+class ProxyHandle:
+    """A proxy running in a background thread with its own event loop."""
+
+    web: SimWeb
+    server: ProxyServer
+    port: int
+    _loop: asyncio.AbstractEventLoop
+    _thread: threading.Thread
+    _stopped: bool = field(default=False)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def log(self) -> list[dict[str, Any]]:
+        return self.server.log
+
+    def stop(self) -> None:
+        if self._stopped:
+            return
+        self._stopped = True
+        fut = asyncio.run_coroutine_threadsafe(self.server.stop(), self._loop)
+        with contextlib.suppress(Exception):
+            fut.result(timeout=10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=10)
+
+    def __enter__(self) -> ProxyHandle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def start_proxy(
+    seed: int = 7,
+    n_sites: int = 500,
+    port: int = 0,
+    slow_delay: float = 2.0,
+    log_file: str | None = None,
+    web: SimWeb | None = None,
+    host: str = "127.0.0.1",
+) -> ProxyHandle:
+    """Start the proxy in a daemon thread; returns once it listens. Call ``.stop()``."""
+    sim = web or SimWeb(seed=seed, n_sites=n_sites, slow_delay=slow_delay)
+    server = ProxyServer(sim, log_file)
+    loop = asyncio.new_event_loop()
+    ready = threading.Event()
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        asyncio.set_event_loop(loop)
+        try:
+            loop.run_until_complete(server.start(host, port))
+        except BaseException as exc:  # reported to the caller below
+            errors.append(exc)
+            ready.set()
+            loop.close()
+            return
+        ready.set()
+        try:
+            loop.run_forever()
+        finally:
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
+
+    thread = threading.Thread(target=run, name="simweb-proxy", daemon=True)
+    thread.start()
+    ready.wait(timeout=30)
+    if errors:
+        raise errors[0]
+    return ProxyHandle(sim, server, server.port, loop, thread)
+
+
+@contextlib.contextmanager
+def running_proxy(
+    seed: int = 7,
+    n_sites: int = 500,
+    port: int = 0,
+    slow_delay: float = 2.0,
+    log_file: str | None = None,
+    web: SimWeb | None = None,
+) -> Iterator[ProxyHandle]:
+    """Context manager around ``start_proxy``: the proxy stops on leaving the block."""
+    handle = start_proxy(seed, n_sites, port, slow_delay, log_file, web)
+    try:
+        yield handle
+    finally:
+        handle.stop()
+
+
+async def serve_forever(
+    web: SimWeb, port: int, host: str = "127.0.0.1", log_file: str | None = None
+) -> None:
+    """Run the proxy in the current event loop until cancelled (the ``serve`` command)."""
+    server = ProxyServer(web, log_file, keep_log=False)
+    await server.start(host, port)
+    print(
+        f"simweb proxy on http://{host}:{server.port} ({len(web.sites)} sites, seed {web.seed})",
+        flush=True,
+    )
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await server.stop()
