@@ -528,7 +528,10 @@ async def test_robots_redirect_to_another_host_is_followed() -> None:
         async with Fetcher(settings(proxy=w.base)) as f:
             assert (await f.fetch("http://a.example/x")).error == "robots"
             assert (await f.fetch("http://a.example/y")).error == "http-4xx"
+            assert (await f.fetch("http://b.example/x")).error == "robots"
+            assert f.stats.robots_fetches == 1  # b.example's answer served both origins
         assert ("a.example", "/x") not in [(h.host, h.path) for h in w.hits]
+        assert w.paths().count("/robots.txt") == 2  # a.example's 301 and b.example's 200
 
 
 @aio

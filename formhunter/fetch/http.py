@@ -304,7 +304,7 @@ class Fetcher:
 
     # ---------------------------------------------------------------- internal
 
-    async def _fetch_robots(self, url: str) -> tuple[int, bytes]:
+    async def _fetch_robots(self, url: str) -> tuple[int, bytes, str]:
         self.stats.robots_fetches += 1
         result = FetchResult(url=url, final_url=url)
         await self._run(
@@ -314,8 +314,8 @@ class Fetcher:
         log.debug("robots %s -> %s %s", url, result.status, result.error)
         if result.error in ("", "http-3xx", "http-4xx", "http-5xx", "redirect-loop",
                             "too-many-redirects"):
-            return result.status, result.body
-        return 0, b""
+            return result.status, result.body, result.final_url
+        return 0, b"", result.final_url
 
     async def _run(
         self,

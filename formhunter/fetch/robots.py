@@ -12,7 +12,9 @@ fetcher's own session, proxy, address guard and politeness, and kept for
   everything is disallowed (RFC 9309 2.3.1.4) for ``error_ttl`` seconds, after
   which robots.txt is tried again.
 
-Concurrent questions about one origin share one fetch.
+Concurrent questions about one origin share one fetch. A robots.txt request
+redirected to another origin's ``/robots.txt`` (``foo.example`` ->
+``www.foo.example``) also fills that origin's entry, saving a second fetch.
 """
 
 from __future__ import annotations
@@ -27,8 +29,9 @@ from protego import Protego
 from formhunter.fetch.politeness import SingleFlight
 from formhunter.fetch.settings import ROBOTS_TOKEN
 
-#: Fetches a robots.txt URL: (HTTP status or 0 without an answer, body bytes).
-RobotsFetch = Callable[[str], Awaitable[tuple[int, bytes]]]
+#: Fetches a robots.txt URL: (HTTP status or 0 without an answer, body bytes,
+#: the URL finally answered after redirects).
+RobotsFetch = Callable[[str], Awaitable[tuple[int, bytes, str]]]
 
 ALLOWED = ""
 DISALLOWED = "robots"
@@ -132,13 +135,24 @@ class RobotsCache:
         return await self._flight.run(origin, lambda: self._load_and_keep(origin, host))
 
     async def _load_and_keep(self, origin: str, host: str) -> RobotsEntry:
-        entry = await self._load(origin)
+        entry, final_url = await self._load(origin)
+        self._keep(origin, host, entry)
+        # redirected to another origin's robots.txt (bare host -> www): that
+        # answer is also the other origin's own robots.txt, so keep it for it too
+        final = origin_of(final_url)
+        if (
+            final is not None and final[0] != origin and not entry.unreachable
+            and urlsplit(final_url).path == "/robots.txt" and self.cached(final_url) is None
+        ):
+            self._keep(final[0], final[1], entry)
+        return entry
+
+    def _keep(self, origin: str, host: str, entry: RobotsEntry) -> None:
         if len(self._entries) >= self.max_entries:
             self._evict()
         self._entries[origin] = entry
         if entry.crawl_delay is not None:
             self._delays[host] = max(entry.crawl_delay, self._delays.get(host, 0.0))
-        return entry
 
     def _evict(self) -> None:
         now = self._clock()
@@ -147,9 +161,12 @@ class RobotsCache:
         while len(self._entries) >= self.max_entries:
             del self._entries[next(iter(self._entries))]
 
-    async def _load(self, origin: str) -> RobotsEntry:
+    async def _load(self, origin: str) -> tuple[RobotsEntry, str]:
         self.fetches += 1
-        status, body = await self._fetch(origin + "/robots.txt")
+        status, body, final_url = await self._fetch(origin + "/robots.txt")
+        return self._interpret(status, body), final_url
+
+    def _interpret(self, status: int, body: bytes) -> RobotsEntry:
         now = self._clock()
         if 200 <= status < 300:
             text = body[: self.max_bytes].decode("utf-8", errors="replace")
