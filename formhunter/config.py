@@ -74,6 +74,8 @@ class FrontierSettings:
     ``max_url_length``, deeper than ``max_depth``, or whose path repeats one
     segment more than ``max_repeated_segments`` times are skipped; only the first
     ``max_links_per_page`` distinct links of a page are considered.
+    ``follow_nofollow``: follow rel=nofollow links (and pages with a robots
+    nofollow meta tag); off by default, as a polite crawler does.
     """
 
     levels: int = 3
@@ -83,10 +85,11 @@ class FrontierSettings:
     max_depth: int = 30
     max_repeated_segments: int = 2
     max_links_per_page: int = 1000
+    follow_nofollow: bool = False
 
     def __post_init__(self) -> None:
         for name in ("levels", "refill_per_level", "rerank_batch", "max_url_length",
-                     "max_depth", "max_repeated_segments", "max_links_per_page"):  # fmt: skip
+                     "max_depth", "max_repeated_segments", "max_links_per_page"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"frontier: {name} must be at least 1")
 
@@ -239,10 +242,11 @@ def _merge(base: Settings, data: dict[str, Any], *, source: str) -> Settings:
 
 
 def load_settings(config_file: str | Path | None = None,
-                  overrides: dict[str, dict[str, Any]] | None = None) -> Settings:  # fmt: skip
-    """Defaults, then the TOML file (if any), then ``overrides`` ({section: {key: value}};
-    None values are ignored, meaning "flag not given")."""
-    settings = Settings()
+                  overrides: dict[str, dict[str, Any]] | None = None, *,
+                  base: Settings | None = None) -> Settings:  # fmt: skip
+    """Defaults (or ``base``), then the TOML file (if any), then ``overrides``
+    ({section: {key: value}}; None values are ignored, meaning "flag not given")."""
+    settings = base if base is not None else Settings()
     if config_file:
         path = Path(config_file)
         try:

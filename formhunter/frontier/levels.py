@@ -31,6 +31,9 @@ class Entry:
     score: float
     parent: str = ""
     anchor: str = ""
+    around: str = ""
+    parent_score: float = 0.0
+    dom_terms: str = ""
 
 
 ReadyIn = Callable[[str], float]

@@ -145,7 +145,8 @@ class FrontierStore:
         if self.n_unloaded <= 0:
             return []
         out: list[Entry] = []
-        cols = "lid, url, host, site, depth, level, coalesce(score, 'NaN'::DOUBLE), parent, anchor"
+        cols = ("lid, url, host, site, depth, level, coalesce(score, 'NaN'::DOUBLE), parent,"
+                " anchor, around, parent_score, dom_terms")
         for level in range(n_levels):
             rows = self.con.execute(
                 f"SELECT {cols} FROM frontier WHERE run_id = ? AND state = 'queued'"
@@ -153,7 +154,8 @@ class FrontierStore:
                 [self.run_id, level, per_level],
             ).fetchall()
             out.extend(Entry(int(r[0]), r[1], r[2], r[3], int(r[4]), int(r[5]), float(r[6]),
-                             r[7] or "", r[8] or "") for r in rows)  # fmt: skip
+                             r[7] or "", r[8] or "", r[9] or "", float(r[10] or 0.0),
+                             r[11] or "") for r in rows)  # fmt: skip
         if exclude:
             out = [e for e in out if e.lid not in exclude]
         if out:

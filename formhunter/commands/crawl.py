@@ -1,0 +1,163 @@
+"""``formhunter crawl``: crawl from seeds for one domain and fill the catalogue.
+
+Exit codes: 0 the crawl ended (budget, empty frontier or time limit) without
+component faults; 1 a component raised while crawling (counted as faults, see
+``formhunter.engine``) or not one page could be fetched; 2 bad flags or input;
+130 interrupted (Ctrl-C / SIGTERM; ``--resume`` continues). Per-URL failures of
+the Web (404s, timeouts, robots.txt refusals, unparsable pages) are recorded and
+counted, not exit-code errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+from formhunter.catalogue import Catalogue
+from formhunter.config import Settings, load_settings, settings_from_dict
+from formhunter.engine import CrawlResult, Engine
+from formhunter.exceptions import ConfigError, UsageError
+from formhunter.progress import CrawlProgress, status_line
+
+
+def read_seeds(path: str) -> list[str]:
+    """Seed URLs of a file: one per line, blank lines and ``#`` comments ignored."""
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UsageError(f"seed file {path} does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read seed file {path}: {exc}") from None
+    seeds = [ln.split("#", 1)[0].strip() for ln in text.splitlines()]
+    seeds = [s for s in seeds if s]
+    bad = [s for s in seeds if not s.lower().startswith(("http://", "https://"))]
+    if bad:
+        raise UsageError(
+            f"seed file {path}: not http(s) URLs: {', '.join(bad[:3])}"
+            + (f" (and {len(bad) - 3} more)" if len(bad) > 3 else "")
+        )
+    if not seeds:
+        raise UsageError(f"seed file {path} holds no URL (one URL per line)")
+    return seeds
+
+
+def add_crawl_flags(p: argparse.ArgumentParser) -> None:
+    """Flags shared by ``crawl`` (and reused by ``demo``); defaults None = not given."""
+    p.add_argument("--strategy", help="crawl strategy (bfs, random, baseline, ache, ...)")
+    p.add_argument("--max-pages", type=int, metavar="N", help="pages to fetch (budget)")
+    p.add_argument("--proxy", metavar="URL", help="send every request through this HTTP proxy")
+    p.add_argument("--allow-private", action="store_true", default=None,
+                   help="allow loopback/private addresses (refused by default)")
+    p.add_argument("--render", choices=["never", "auto", "always"],
+                   help="render pages with a headless browser")
+    p.add_argument("--config", metavar="FILE", help="settings file (TOML)")
+    p.add_argument("--concurrency", type=int, metavar="N", help="requests in flight")
+    p.add_argument("--min-delay", type=float, metavar="S",
+                   help="seconds between two requests to one host")
+    p.add_argument("--no-robots", action="store_true", default=None,
+                   help="do not obey robots.txt (only for webs you own)")
+    p.add_argument("--max-seconds", type=float, metavar="S", help="stop after S seconds")
+    p.add_argument("--random-state", type=int, metavar="N", help="seed of random choices")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress output")
+
+
+def overrides(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
+    """Settings overrides from the flags (None = not given)."""
+    g = lambda name: getattr(args, name, None)  # noqa: E731
+    return {
+        "crawl": {"domain": g("domain"), "strategy": g("strategy"), "max_pages": g("max_pages"),
+                  "db": g("db"), "seeds": g("seeds"), "max_seconds": g("max_seconds"),
+                  "random_state": g("random_state")},
+        "fetch": {"proxy": g("proxy"), "allow_private": g("allow_private"),
+                  "concurrency": g("concurrency"), "min_delay": g("min_delay"),
+                  "obey_robots": False if g("no_robots") else None},
+        "render": {"mode": g("render")},
+    }  # fmt: skip
+
+
+def run_crawl(settings: Settings, *, seeds: list[str], resume: bool, quiet: bool,
+              fetcher: Any = None) -> tuple[CrawlResult, dict[str, Any]]:  # fmt: skip
+    """Open the catalogue, crawl with a progress display, return (result, stats)."""
+    with Catalogue(settings.crawl.db) as cat:
+        engine = Engine(settings, cat, seeds=seeds, resume=resume, fetcher=fetcher)
+        with CrawlProgress(settings.crawl.max_pages, live=False if quiet else None) as progress:
+            if not quiet:
+                engine.listen(progress)
+            result = asyncio.run(engine.run())
+        return result, cat.stats(result.run_id)
+
+
+def summary(result: CrawlResult, db: str, max_pages: int) -> str:
+    st = result.stats
+    lines = [
+        f"run {result.run_id} {result.status} ({result.reason}) in {st.seconds:.1f}s",
+        status_line(st, max_pages),
+    ]
+    if st.errors:
+        lines.append("errors by kind: " + ", ".join(f"{k} {v}" for k, v in st.errors.most_common()))
+    if st.skipped:
+        lines.append("not fetched: " + ", ".join(f"{k} {v}" for k, v in st.skipped.most_common()))
+    if st.faults:
+        lines.append("COMPONENT FAULTS: " + ", ".join(f"{k} {v}" for k, v in st.faults.items()))
+    lines.append(f"catalogue: {db}  (formhunter forms --db {db} --relevant)")
+    if result.reason == "interrupted":
+        lines.append(f"continue with: formhunter crawl --resume --db {db}")
+    return "\n".join(lines)
+
+
+def exit_code(result: CrawlResult) -> int:
+    if result.reason == "interrupted":
+        return 130
+    if result.stats.faults or (result.stats.pages and not result.stats.parsed):
+        return 1
+    return 0
+
+
+def cmd_crawl(args: argparse.Namespace) -> int:
+    flags = overrides(args)
+    base: Settings | None = None
+    if args.resume:
+        db = args.db or (load_settings(args.config).crawl.db if args.config else None)
+        if not db or not Path(db).exists():
+            raise UsageError(f"--resume needs an existing catalogue (--db); {db or '-'} not found")
+        with Catalogue(db) as cat:
+            run = cat.run()
+        if run is None:
+            raise UsageError(f"--resume: {db} holds no run to resume")
+        try:
+            base = settings_from_dict(run.config)
+        except ConfigError as exc:
+            raise UsageError(f"--resume: the stored settings of run {run.run_id}: {exc}") from exc
+    settings = load_settings(args.config, flags, base=base)
+    if not args.resume:
+        if not args.domain and not (args.config and settings.crawl.domain):
+            raise UsageError("crawl needs --domain (e.g. --domain airfare)")
+        if not settings.crawl.seeds:
+            raise UsageError("crawl needs --seeds FILE (one URL per line)")
+        if args.db is None and not args.config:
+            raise UsageError("crawl needs --db FILE (the DuckDB catalogue)")
+    seeds = read_seeds(settings.crawl.seeds) if not args.resume else []
+    result, _ = run_crawl(settings, seeds=seeds, resume=args.resume, quiet=args.quiet)
+    print(summary(result, settings.crawl.db, settings.crawl.max_pages))
+    return exit_code(result)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "crawl",
+        help="crawl the Web (or the simulated web) for searchable forms of a domain",
+        description="Crawl from seed URLs for the forms of one domain, filling a DuckDB "
+        "catalogue. Flags override the --config file, which overrides the defaults.",
+        epilog="exit codes: 0 ok; 1 component faults or nothing fetched; 2 usage; "
+        "130 interrupted (continue with --resume)",
+    )
+    p.add_argument("--domain", help="database domain (airfare, auto, book, hotel, job, ...)")
+    p.add_argument("--seeds", metavar="FILE", help="seed URLs, one per line ('-': stdin)")
+    p.add_argument("--db", metavar="FILE", help="the DuckDB catalogue to write")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the catalogue's latest run where it stopped")
+    add_crawl_flags(p)
+    p.set_defaults(func=cmd_crawl)

@@ -1,0 +1,653 @@
+"""The crawl loop: the one module that knows every stage (ARCHITECTURE.md §1).
+
+Data flow of one page, in order (the numbers are those of the architecture):
+
+1. Seeds enter the frontier at level 0 (a new run) or the frontier is reopened
+   from the catalogue (``resume``).
+2. ``Frontier.next`` gives the best link of the first non-empty level whose
+   host is ready (politeness); memory is refilled from the persistent frontier
+   when it runs dry. Links of a site that hit its stopping criteria are skipped.
+3. The fetcher (``formhunter.fetch.Fetcher``) downloads it; up to
+   ``max_in_flight`` fetches run concurrently as asyncio tasks. Everything after
+   the fetch runs in the event loop, one page at a time, in completion order.
+4. ``parse_page`` builds the DOM once: text, links with context, forms.
+5. The page classifier gives Pr(on topic).
+6. The critic judges each form (searchable? domain? relevant?).
+7. The catalogue buffers the page, its new forms (one per site and signature),
+   their fields and the path seed -> ... -> page (kept as parent pointers).
+8. Learners observe the outcome (``PageOutcome``); one that returns a new link
+   scorer gets it swapped in, and the whole frontier is re-ranked.
+9. Outlinks allowed by the strategy's follow policy, not seen before and within
+   the trap limits are scored in one batch and persisted in the frontier.
+
+A commit point (``Catalogue.commit``: pages, forms, frontier rows and state
+changes, run counters, in one transaction) happens every ``commit_every_pages``
+pages or ``commit_every_seconds`` seconds, before every refill and re-rank, and
+at the end. SIGINT/SIGTERM stop the crawl cleanly: in-flight fetches are
+cancelled (their links stay queued), then a commit. A SIGKILL loses only the
+work since the last commit point; ``resume=True`` continues the run.
+
+Failures never stop the crawl. Per-URL failures (fetch error kinds, unparsable
+pages) are counted in ``CrawlStats.errors``; links not fetched on purpose
+(robots.txt, traps, site limits) in ``CrawlStats.skipped``; exceptions raised by
+a component (classifier, critic, scorer, learner: bugs, not the Web's fault) in
+``CrawlStats.faults`` -- a crawl with faults ends with exit code 1.
+
+Listeners (``Engine.listen``) are called as ``listener(event, engine)`` with the
+events "start", "page", "commit", "learn" and "end".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import signal
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from formhunter.catalogue import Catalogue, RunInfo
+from formhunter.config import Settings
+from formhunter.exceptions import ParseError, UsageError
+from formhunter.fetch import Fetcher, FetchResult
+from formhunter.frontier import Entry, Frontier, FrontierStore, SiteBudget
+from formhunter.interfaces import LinkRecord, LinkScorer, PageOutcome
+from formhunter.model import Form, Page, Verdict
+from formhunter.parse import dom_offset_terms, parse_page
+from formhunter.strategies import Strategy, build, get_strategy
+from formhunter.urls import canonicalize, host_of, site_of
+
+log = logging.getLogger(__name__)
+
+#: Fetch error kinds that mean "not fetched on purpose": no page row, link skipped.
+NOT_FETCHED = frozenset({"robots", "robots-unreachable", "forbidden-address", "bad-url"})
+STAGES = ("fetch_wait", "parse", "classify", "critic", "frontier", "score", "catalogue", "learn")
+MAX_PATH = 64
+
+Listener = Callable[[str, "Engine"], None]
+
+
+@dataclass(slots=True)
+class EngineOutcome(PageOutcome):
+    """``PageOutcome`` plus the link the page was reached through (None for seeds)."""
+
+    link: LinkRecord | None = None
+
+
+@dataclass
+class CrawlStats:
+    """Counters of a crawl; saved with every commit so that a resumed run goes on."""
+
+    pages: int = 0
+    parsed: int = 0
+    on_topic: int = 0
+    forms: int = 0
+    searchable: int = 0
+    relevant: int = 0
+    links_new: int = 0
+    links_not_followed: int = 0
+    errors: Counter[str] = field(default_factory=Counter)
+    skipped: Counter[str] = field(default_factory=Counter)
+    faults: Counter[str] = field(default_factory=Counter)
+    stage: dict[str, float] = field(default_factory=lambda: dict.fromkeys(STAGES, 0.0))
+    learning_iterations: int = 0
+    reranks: int = 0
+    elapsed: float = 0.0  # wall seconds of earlier sessions of this run
+    session_pages: int = 0  # pages fetched in this session
+    started: float = field(default_factory=time.monotonic)
+
+    @property
+    def seconds(self) -> float:
+        """Wall seconds of this session."""
+        return time.monotonic() - self.started
+
+    @property
+    def pages_per_second(self) -> float:
+        return self.session_pages / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def harvest_rate(self) -> float:
+        """Distinct relevant forms per page fetched."""
+        return self.relevant / self.pages if self.pages else 0.0
+
+    @property
+    def n_errors(self) -> int:
+        return sum(self.errors.values())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "pages": self.pages, "parsed": self.parsed, "on_topic": self.on_topic,
+            "forms": self.forms, "searchable": self.searchable, "relevant": self.relevant,
+            "links_new": self.links_new, "links_not_followed": self.links_not_followed,
+            "errors": dict(self.errors), "skipped": dict(self.skipped),
+            "faults": dict(self.faults), "stage": {k: round(v, 4) for k, v in self.stage.items()},
+            "learning_iterations": self.learning_iterations, "reranks": self.reranks,
+            "elapsed": round(self.elapsed + self.seconds, 3),
+        }  # fmt: skip
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> CrawlStats:
+        s = cls()
+        for k in ("pages", "parsed", "on_topic", "forms", "searchable", "relevant", "links_new",
+                  "links_not_followed", "learning_iterations", "reranks"):  # fmt: skip
+            setattr(s, k, int(d.get(k, 0)))
+        s.elapsed = float(d.get("elapsed", 0.0))
+        for k in ("errors", "skipped", "faults"):
+            getattr(s, k).update(d.get(k, {}))
+        for k, v in d.get("stage", {}).items():
+            s.stage[k] = float(v)
+        return s
+
+
+@dataclass(frozen=True)
+class CrawlResult:
+    """How a crawl ended: ``reason`` is budget, exhausted, time-limit or interrupted."""
+
+    run_id: int
+    reason: str
+    stats: CrawlStats
+
+    @property
+    def status(self) -> str:
+        return "interrupted" if self.reason == "interrupted" else "finished"
+
+
+class _Timer:
+    __slots__ = ("key", "stage", "t0")
+
+    def __init__(self, stage: dict[str, float], key: str) -> None:
+        self.stage, self.key = stage, key
+        self.t0 = 0.0
+
+    def __enter__(self) -> None:
+        self.t0 = time.perf_counter()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stage[self.key] += time.perf_counter() - self.t0
+
+
+class Engine:
+    """One crawl (module doc). ``fetcher``: an object with the ``Fetcher`` interface
+    (async context manager, ``fetch``, ``host_ready_in``); default ``Fetcher``."""
+
+    def __init__(self, settings: Settings, catalogue: Catalogue, *, seeds: Iterable[str] = (),
+                 resume: bool = False, fetcher: Any = None) -> None:  # fmt: skip
+        self.settings = settings
+        self.catalogue = catalogue
+        self.seeds = list(seeds)
+        self.resume = resume
+        self.fetcher: Any = fetcher
+        self.strategy: Strategy = get_strategy(settings.crawl.strategy)
+        self.stats = CrawlStats()
+        self.listeners: list[Listener] = []
+        self.run_id = 0
+        self.components: dict[str, str] = {}
+        self.parents: dict[str, tuple[str, str]] = {}
+        self._stop_reason = ""
+        self._last_commit = (0, time.monotonic())
+        self._tasks: dict[asyncio.Task[FetchResult], Entry] = {}
+        self._learner_names: list[str] = []
+
+    # -- public -----------------------------------------------------------------
+
+    def listen(self, listener: Listener) -> None:
+        self.listeners.append(listener)
+
+    def stop(self, reason: str = "interrupted") -> None:
+        """Ask the loop to stop at the next step (safe from a signal handler)."""
+        if not self._stop_reason:
+            self._stop_reason = reason
+
+    def timer(self, stage: str) -> _Timer:
+        return _Timer(self.stats.stage, stage)
+
+    async def run(self) -> CrawlResult:
+        """Crawl until the page budget, the time limit, an empty frontier or a stop."""
+        fetcher = self.fetcher if self.fetcher is not None else Fetcher(self.settings.fetch)
+        self.fetcher = fetcher
+        async with fetcher:  # raises ProxyUnreachable before anything is written
+            self._open_run()
+            restore = self._install_signals()
+            reason = "interrupted"
+            try:
+                self._emit("start")
+                reason = await self._loop()
+            finally:
+                await self._cancel_inflight()
+                restore()
+                self._finish(reason)
+        return CrawlResult(self.run_id, reason, self.stats)
+
+    # -- setup ------------------------------------------------------------------
+
+    def _open_run(self) -> None:
+        cat, s = self.catalogue, self.settings
+        run: RunInfo | None = cat.run() if self.resume else None
+        if self.resume and run is None:
+            raise UsageError(f"--resume: {cat.path} holds no run to resume")
+        if run is not None:
+            if run.domain != s.crawl.domain or run.strategy != s.crawl.strategy:
+                raise UsageError(
+                    f"--resume: run {run.run_id} crawls domain {run.domain!r} with strategy "
+                    f"{run.strategy!r}, not {s.crawl.domain!r}/{s.crawl.strategy!r}"
+                )
+            self.run_id = run.run_id
+            self.stats = CrawlStats.from_dict(run.counters)
+            cat.update_run(self.run_id, status="running", max_pages=s.crawl.max_pages,
+                           finished_at=None)  # fmt: skip
+        else:
+            self.run_id = cat.new_run(domain=s.crawl.domain, strategy=s.crawl.strategy,
+                                      max_pages=s.crawl.max_pages, config=s.to_dict(),
+                                      seeds=self.seeds)  # fmt: skip
+        self.store = FrontierStore(cat.con, self.run_id)
+        cat.add_flusher(self.store.flush)
+        self._build_components()
+        fetcher = self.fetcher
+        self.frontier = Frontier(
+            self.store, s.frontier,
+            n_levels=max(s.frontier.levels, int(getattr(self.scorer, "n_levels", 1))) + 1,
+            commit=self.commit, ready_in=fetcher.host_ready_in,
+            per_host=s.fetch.per_host_connections,
+        )  # fmt: skip
+        self.budget = SiteBudget(s.stopping)
+        if run is not None:
+            self._restore()
+        else:
+            for raw in self.seeds:
+                url = canonicalize(raw)
+                if url is None:
+                    log.warning("seed %r is not an http(s) URL; ignored", raw)
+                    self.stats.skipped["bad-seed"] += 1
+                    continue
+                self.frontier.add_seed(url, site_of(url), host_of(url))
+        self.stats.started = time.monotonic()
+        self._last_commit = (self.stats.pages, time.monotonic())
+        self.commit()
+        log.info("run %d: strategy %s, components %s", self.run_id, self.strategy.name,
+                 self.components)  # fmt: skip
+
+    def _build_components(self) -> None:
+        s, st = self.settings, self.strategy
+        ctx: dict[str, Any] = {
+            "domain": s.crawl.domain, "settings": s, "strategy": st,
+            "models_dir": s.crawl.models_dir or None, "random_state": s.crawl.random_state,
+            "catalogue": self.catalogue, "run_id": self.run_id,
+        }  # fmt: skip
+        pc = s.crawl.page_classifier or st.page_classifier
+        critic = s.crawl.critic or st.critic
+        scorer = s.crawl.scorer or st.scorer
+        self.page_classifier = build("page_classifier", pc, **ctx)
+        self.critic = build("critic", critic, **ctx)
+        self.scorer: LinkScorer = build("scorer", scorer, **ctx)
+        self.learners = [build("learner", n, **ctx) for n in st.learners]
+        self._learner_names = list(st.learners)
+        self.components = {
+            "page_classifier": type(self.page_classifier).__name__,
+            "critic": type(self.critic).__name__, "scorer": type(self.scorer).__name__,
+            "learners": ",".join(type(x).__name__ for x in self.learners) or "-",
+        }  # fmt: skip
+
+    def _restore(self) -> None:
+        """Rebuild in-memory state of a resumed run from the catalogue."""
+        con, rid = self.catalogue.con, self.run_id
+        pages = con.execute("SELECT count(*) FROM pages WHERE run_id = ?", [rid]).fetchall()
+        self.stats.pages = int(pages[0][0])
+        for url, parent, anchor in con.execute(
+            "SELECT url, parent_url, anchor FROM pages WHERE run_id = ?", [rid]
+        ).fetchall():
+            self.parents[url] = (parent or "", anchor or "")
+        b = self.budget
+        for site, n in con.execute(
+            "SELECT site, count(*) FROM pages WHERE run_id = ? GROUP BY site", [rid]
+        ).fetchall():
+            b.pages[site] = int(n)
+        for site, n, r in con.execute(
+            "SELECT site, count(*), count(*) FILTER (WHERE relevant) FROM forms"
+            " WHERE run_id = ? AND searchable GROUP BY site", [rid]
+        ).fetchall():  # fmt: skip
+            b.forms[site], b.relevant[site] = int(n), int(r)
+        for site, n in con.execute(
+            "SELECT p.site, count(*) FROM pages p WHERE p.run_id = ? AND p.seq > coalesce("
+            " (SELECT max(f.seq) FROM forms f WHERE f.run_id = p.run_id AND f.site = p.site"
+            "  AND f.searchable), 0) GROUP BY p.site", [rid]
+        ).fetchall():  # fmt: skip
+            b.since_form[site] = int(n)
+        for site in list(b.pages):
+            b._check(site)
+
+    def _install_signals(self) -> Callable[[], None]:
+        loop = asyncio.get_running_loop()
+        installed = []
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            try:
+                loop.add_signal_handler(sig, self.stop, "interrupted")
+                installed.append(sig)
+            except (NotImplementedError, RuntimeError, ValueError):
+                pass  # not the main thread, or no signals here
+
+        def restore() -> None:
+            for sig in installed:
+                loop.remove_signal_handler(sig)
+
+        return restore
+
+    # -- the loop ---------------------------------------------------------------
+
+    async def _loop(self) -> str:
+        s = self.settings.crawl
+        max_in_flight = s.max_in_flight or self.settings.fetch.concurrency
+        stage = self.stats.stage
+        while True:
+            if self._stop_reason:
+                return self._stop_reason
+            if s.max_seconds and self.stats.seconds >= s.max_seconds:
+                return "time-limit"
+            now = time.monotonic()
+            t0 = time.perf_counter()
+            while len(self._tasks) < max_in_flight and (
+                self.stats.pages + len(self._tasks) < s.max_pages
+            ):
+                entry = self.frontier.next(now)
+                if entry is None:
+                    break
+                reason = self.budget.reason(entry.site) if self.strategy.site_limits else ""
+                if reason:
+                    self.frontier.done(entry, "skipped", reason, now)
+                    self.stats.skipped[reason] += 1
+                    continue
+                task = asyncio.ensure_future(self.fetcher.fetch(entry.url))
+                self._tasks[task] = entry
+            stage["frontier"] += time.perf_counter() - t0
+            if not self._tasks:
+                if self.stats.pages >= s.max_pages:
+                    return "budget"
+                if self.frontier.exhausted:
+                    return "exhausted"
+                hint = self.frontier.wait_hint(time.monotonic())
+                t0 = time.perf_counter()
+                await asyncio.sleep(min(hint if hint is not None else 0.05, 0.25))
+                stage["fetch_wait"] += time.perf_counter() - t0
+                continue
+            hint = self.frontier.wait_hint(time.monotonic())
+            t0 = time.perf_counter()
+            done, _ = await asyncio.wait(
+                self._tasks, timeout=min(hint, 0.25) if hint is not None else 0.25,
+                return_when=asyncio.FIRST_COMPLETED,
+            )  # fmt: skip
+            stage["fetch_wait"] += time.perf_counter() - t0
+            for task in done:
+                entry = self._tasks.pop(task)
+                self._process(entry, task.result())
+            self._maybe_commit()
+
+    async def _cancel_inflight(self) -> None:
+        if not self._tasks:
+            return
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        now = time.monotonic()
+        for entry in self._tasks.values():
+            self.frontier.abandon(entry, now)
+        self._tasks.clear()
+
+    def _maybe_commit(self) -> None:
+        n, t = self._last_commit
+        cs = self.settings.crawl
+        if (self.stats.pages - n >= cs.commit_every_pages
+                or time.monotonic() - t >= cs.commit_every_seconds):  # fmt: skip
+            self.commit()
+
+    def commit(self) -> None:
+        """A commit point: every buffered row and the run's counters, one transaction."""
+        with self.timer("catalogue"):
+            st = self.stats
+            self.catalogue.update_run(
+                self.run_id, pages_fetched=st.pages, forms=st.forms,
+                searchable_forms=st.searchable, relevant_forms=st.relevant,
+                errors=dict(st.errors), counters=st.to_dict(), stage_seconds=dict(st.stage),
+            )  # fmt: skip
+            self.catalogue.commit()
+        self._last_commit = (self.stats.pages, time.monotonic())
+        self._emit("commit")
+
+    def _finish(self, reason: str) -> None:
+        from formhunter.catalogue import now
+
+        status = "interrupted" if reason == "interrupted" else "finished"
+        self.catalogue.update_run(self.run_id, status=status, finished_at=now())
+        self.commit()
+        self._emit("end")
+
+    def _emit(self, event: str) -> None:
+        for listener in self.listeners:
+            try:
+                listener(event, self)
+            except Exception:
+                log.exception("listener failed on %s", event)
+
+    # -- one page ---------------------------------------------------------------
+
+    def _fault(self, kind: str) -> None:
+        self.stats.faults[kind] += 1
+        log.exception("%s failed", kind)
+
+    def path(self, url: str, anchor: str, parent: str) -> list[tuple[str, str]]:
+        """(url, anchor) hops from a seed to ``url`` (parent pointers, bounded)."""
+        hops = [(url, anchor)]
+        seen = {url}
+        while parent and parent not in seen and len(hops) < MAX_PATH:
+            seen.add(parent)
+            grand, a = self.parents.get(parent, ("", ""))
+            hops.append((parent, a))
+            parent = grand
+        hops.reverse()
+        return hops
+
+    def _process(self, entry: Entry, result: FetchResult) -> None:
+        st, stage, cat = self.stats, self.stats.stage, self.catalogue
+        now = time.monotonic()
+        if result.error in NOT_FETCHED:
+            self.frontier.done(entry, "skipped", result.error, now)
+            st.skipped[result.error] += 1
+            return
+        st.pages += 1
+        st.session_pages += 1
+        seq = st.pages
+        error = result.error
+        page: Page | None = None
+        if not error:
+            t0 = time.perf_counter()
+            try:
+                page = parse_page(entry.url, result.body, final_url=result.final_url or None,
+                                  status=result.status, content_type=result.content_type or
+                                  "text/html", depth=entry.depth)  # fmt: skip
+                st.parsed += 1
+            except ParseError:
+                error = "parse"
+            except Exception:
+                error = "parse"
+                self._fault("parse")
+            stage["parse"] += time.perf_counter() - t0
+        if error:
+            st.errors[error] += 1
+        page_score: float | None = None
+        verdicts: list[Verdict] = []
+        new_forms: list[Form] = []
+        if page is not None:
+            t0 = time.perf_counter()
+            try:
+                page_score = float(self.page_classifier.page_score(page))
+            except Exception:
+                self._fault("page_classifier")
+                page_score = 0.0
+            stage["classify"] += time.perf_counter() - t0
+            # Only forms new to the site are judged: a site repeats its forms on every page.
+            new_forms = [f for f in page.forms
+                         if cat.is_new_form(self.run_id, page.site, f.signature)]  # fmt: skip
+            if new_forms:
+                t0 = time.perf_counter()
+                try:
+                    verdicts = list(self.critic.judge(new_forms, page))
+                    if len(verdicts) != len(new_forms):
+                        raise ValueError("critic returned a verdict count unlike the forms'")
+                except Exception:
+                    self._fault("critic")
+                    verdicts = []
+                stage["critic"] += time.perf_counter() - t0
+        on_topic = page_score is not None and page_score >= self.strategy.on_topic_threshold
+        st.on_topic += on_topic
+        t0 = time.perf_counter()
+        cat.add_page(self.run_id, seq, page, url=entry.url, site=entry.site, host=entry.host,
+                     status=result.status, error=error, content_type=result.content_type,
+                     depth=entry.depth, page_score=page_score,
+                     on_topic=on_topic if page is not None else None, n_bytes=len(result.body),
+                     elapsed=result.elapsed, parent_url=entry.parent, anchor=entry.anchor,
+                     final_url=result.final_url)  # fmt: skip
+        self.parents[entry.url] = (entry.parent, entry.anchor)
+        self.frontier.done(entry, "fetched" if page is not None else "failed", error, now)
+        new_searchable = new_relevant = 0
+        hops: list[tuple[str, str]] | None = None
+        if page is not None and verdicts:
+            for form, verdict in zip(new_forms, verdicts, strict=True):
+                if hops is None:
+                    hops = self.path(entry.url, entry.anchor, entry.parent)
+                if cat.add_form(self.run_id, seq, page, form, verdict, found_after_pages=seq,
+                                path=hops) is None:  # fmt: skip
+                    continue
+                st.forms += 1
+                if verdict.searchable:
+                    st.searchable += 1
+                    new_searchable += 1
+                if verdict.relevant:
+                    st.relevant += 1
+                    new_relevant += 1
+        stage["catalogue"] += time.perf_counter() - t0
+        self.budget.page(entry.site, new_searchable, new_relevant)
+        if page is not None:
+            self._redirect_target(page, result, seq)
+            if self.learners:
+                self._learn(entry, page, page_score or 0.0, verdicts, hops)
+            self._outlinks(entry, page, page_score or 0.0, on_topic, seq)
+        self._emit("page")
+
+    def _redirect_target(self, page: Page, result: FetchResult, seq: int) -> None:
+        if not result.redirects:
+            return
+        final = canonicalize(page.final_url)
+        if final and final != page.url and not self.frontier.seen(final):
+            self.store.add(LinkRecord(final, site_of(final), page.depth), host_of(final), 0,
+                           math.nan, state="fetched", reason="redirect-target",
+                           at_page=seq)  # fmt: skip
+
+    def _learn(self, entry: Entry, page: Page, page_score: float, verdicts: list[Verdict],
+               hops: list[tuple[str, str]] | None) -> None:  # fmt: skip
+        with self.timer("learn"):
+            path = [u for u, _ in (hops or self.path(entry.url, entry.anchor, entry.parent))]
+            link = None
+            if entry.parent:
+                link = LinkRecord(entry.url, entry.site, entry.depth, entry.parent, entry.anchor,
+                                  entry.around, entry.parent_score, entry.dom_terms)  # fmt: skip
+            outcome = EngineOutcome(page, page_score, verdicts, path, link)
+            for name, learner in zip(self._learner_names, self.learners, strict=True):
+                try:
+                    new = learner.observe(outcome)
+                except Exception:
+                    self._fault(f"learner:{name}")
+                    continue
+                if new is not None:
+                    self.swap_scorer(new)
+
+    def swap_scorer(self, scorer: LinkScorer) -> None:
+        """Use ``scorer`` from now on; re-rank the frontier if settings say so."""
+        self.scorer = scorer
+        self.components["scorer"] = type(scorer).__name__
+        self.stats.learning_iterations += 1
+        if self.settings.learning.rerank:
+            try:
+                n = self.frontier.rerank(scorer)
+            except Exception:
+                self._fault("rerank")
+            else:
+                self.stats.reranks += 1
+                log.info("frontier re-ranked: %d links in %.2fs", n,
+                         self.store.last_rerank_seconds)  # fmt: skip
+        self._emit("learn")
+
+    def _outlinks(self, entry: Entry, page: Page, page_score: float, on_topic: bool,
+                  seq: int) -> None:  # fmt: skip
+        st, fr = self.stats, self.frontier
+        policy = self.strategy.follow
+        if policy == "on_topic" and not on_topic:
+            st.links_not_followed += len(page.links)
+            return
+        t0 = time.perf_counter()
+        fs = self.settings.frontier
+        depth = entry.depth + 1
+        seen = self.store.seen
+        dom = self.strategy.dom_terms
+        site_limits = self.strategy.site_limits
+        on_page: set[str] = set()
+        cands: list[LinkRecord] = []
+        hosts: list[str] = []
+        for lk in page.links:
+            u = lk.url
+            if u in on_page:
+                continue
+            on_page.add(u)
+            if len(on_page) > fs.max_links_per_page:
+                st.skipped["links-per-page"] += 1
+                continue
+            if u in seen:
+                continue
+            host = host_of(u)
+            site = site_of(u)
+            rec = LinkRecord(u, site, depth, page.url, lk.anchor, lk.around, page_score,
+                             " ".join(f"{t}@{d}" for t, d in dom_offset_terms(page, lk))
+                             if dom else "")  # fmt: skip
+            reason = fr.trap(u, depth)
+            if not reason and lk.nofollow and not fs.follow_nofollow:
+                reason = "nofollow"
+            if not reason and site_limits:
+                reason = self.budget.reason(site)
+            if reason:
+                fr.add_skipped(rec, host, reason, at_page=seq)
+                st.skipped[reason] += 1
+                continue
+            cands.append(rec)
+            hosts.append(host)
+        self.stats.stage["frontier"] += time.perf_counter() - t0
+        if not cands:
+            return
+        with self.timer("score"):
+            levels, scores = self._score(cands)
+            if policy == "on_topic_first" and not on_topic:
+                levels = np.full(len(cands), fr.n_levels - 1)
+        with self.timer("frontier"):
+            st.links_new += fr.add_scored(cands, hosts, levels, scores, at_page=seq)
+
+    def _score(self, cands: Sequence[LinkRecord]) -> tuple[np.ndarray, np.ndarray]:
+        try:
+            levels, scores = self.scorer.score(cands)
+            levels, scores = np.asarray(levels), np.asarray(scores, dtype=np.float64)
+            if levels.shape != (len(cands),) or scores.shape != (len(cands),):
+                raise ValueError("scorer returned arrays of the wrong length")
+            return levels, scores
+        except Exception:
+            self._fault("scorer")
+            return np.full(len(cands), -1), np.full(len(cands), np.nan)
+
+
+async def crawl(settings: Settings, catalogue: Catalogue, *, seeds: Iterable[str] = (),
+                resume: bool = False, fetcher: Any = None,
+                listeners: Sequence[Listener] = ()) -> CrawlResult:  # fmt: skip
+    """Run one crawl (see ``Engine``)."""
+    engine = Engine(settings, catalogue, seeds=seeds, resume=resume, fetcher=fetcher)
+    for listener in listeners:
+        engine.listen(listener)
+    return await engine.run()

@@ -1,0 +1,175 @@
+"""The crawl engine end to end against the simulated web, through the real proxy on loopback."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from protego import Protego
+
+from formhunter.catalogue import Catalogue
+from formhunter.config import Settings, load_settings
+from formhunter.engine import CrawlResult, Engine
+from formhunter.interfaces import LinkRecord, PageOutcome
+from formhunter.registry import register
+from formhunter.simweb.server import ProxyHandle, running_proxy
+from formhunter.strategies import Strategy, add_strategy
+from formhunter.urls import canonicalize
+
+
+@pytest.fixture(scope="module")
+def proxy() -> Iterator[ProxyHandle]:
+    with running_proxy(seed=11, n_sites=40, slow_delay=1.5) as px:
+        yield px
+
+
+def _settings(proxy: ProxyHandle, db: Path, **sections: dict[str, Any]) -> Settings:
+    base: dict[str, dict[str, Any]] = {
+        "crawl": {"domain": "airfare", "strategy": "bfs", "max_pages": 100, "db": str(db),
+                  "commit_every_pages": 50},
+        "fetch": {"proxy": proxy.url, "min_delay": 0.0, "concurrency": 16, "retries": 0,
+                  "read_timeout": 0.5, "total_timeout": 3.0, "max_bytes": 1_000_000},
+    }  # fmt: skip
+    for k, v in sections.items():
+        base.setdefault(k, {}).update(v)
+    return load_settings(None, base)
+
+
+def _crawl(settings: Settings, seeds: Sequence[str]) -> tuple[CrawlResult, Catalogue]:
+    cat = Catalogue(settings.crawl.db)
+    result = asyncio.run(Engine(settings, cat, seeds=seeds).run())
+    return result, cat
+
+
+def test_robots_and_politeness_from_the_server_log(proxy: ProxyHandle, tmp_path: Path) -> None:
+    web = proxy.web
+    hostile = web.hostile()
+    slow_host = hostile["crawl_delay"][0]
+    inside = [u for u, _ in web.outlinks(slow_host) if u.startswith(slow_host)][1:3]
+    seeds = [slow_host, *inside, *hostile["robots_disallow"][:2], *web.seeds("airfare", 1)]
+    start = len(proxy.log)
+    settings = _settings(proxy, tmp_path / "c.duckdb", crawl={"max_pages": 60},
+                         fetch={"min_delay": 0.25})  # fmt: skip
+    result, cat = _crawl(settings, seeds)
+    log = proxy.log[start:]
+    assert result.stats.pages == 60 and not result.stats.faults
+    assert result.stats.skipped["robots"] >= 1  # the disallowed seeds
+    by_host: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for rec in log:
+        by_host[rec["host"]].append(rec)
+    checked_delay = False
+    for host, recs in by_host.items():
+        assert recs[0]["path"] == "/robots.txt", f"{host}: robots.txt is asked first"
+        robots = Protego.parse(web.fetch(f"http://{host}/robots.txt").text())
+        delay = max(0.25, float(robots.crawl_delay("formhunter") or 0.0))
+        pages = [r for r in recs if r["path"] != "/robots.txt"]
+        for r in pages:
+            url = f"http://{host}{r['path']}"
+            assert robots.can_fetch(url, "formhunter"), f"fetched a disallowed {url}"
+        times = [r["time"] for r in pages]
+        for a, b in pairwise(times):
+            assert b - a >= delay - 0.05, f"{host}: {b - a:.3f}s between requests < {delay}"
+        checked_delay |= delay >= 1.0 and len(pages) >= 2
+    assert checked_delay, "a Crawl-delay host was fetched at least twice"
+    fetched = {r[0] for r in cat.con.execute("SELECT url FROM pages").fetchall()}
+    assert len(fetched) == 60
+    cat.close()
+
+
+def test_hostile_parts_are_counted_and_do_not_stop_the_crawl(
+    proxy: ProxyHandle, tmp_path: Path
+) -> None:
+    web = proxy.web
+    seeds = [u for urls in web.hostile().values() for u in urls]
+    settings = _settings(proxy, tmp_path / "h.duckdb", crawl={"max_pages": 150},
+                         frontier={"max_depth": 6})  # fmt: skip
+    result, cat = _crawl(settings, seeds)
+    st = result.stats
+    assert result.reason in ("budget", "exhausted") and not st.faults
+    for kind in ("http-4xx", "http-5xx", "content-type", "too-large", "timeout",
+                 "redirect-loop"):  # fmt: skip
+        assert st.errors[kind] >= 1, (kind, st.errors)
+    assert st.skipped["robots"] >= 1
+    rows = cat.con.execute(
+        "SELECT error, count(*) FROM pages WHERE error <> '' GROUP BY error"
+    ).fetchall()
+    assert dict(rows) == dict(st.errors)
+    assert cat.stats(result.run_id)["pages"] == st.pages
+    # session ids are canonicalised away: no URL is fetched twice
+    urls = [r[0] for r in cat.con.execute("SELECT url FROM pages").fetchall()]
+    assert len(urls) == len(set(urls)) and all(canonicalize(u) == u for u in urls)
+    cat.close()
+
+
+def test_site_limits_and_form_paths(proxy: ProxyHandle, tmp_path: Path) -> None:
+    web = proxy.web
+    settings = _settings(proxy, tmp_path / "s.duckdb", crawl={"strategy": "baseline",
+                         "max_pages": 120}, stopping={"max_pages_per_site": 6,
+                         "max_forms_per_site": 0})  # fmt: skip
+    result, cat = _crawl(settings, web.seeds("airfare", 5))
+    assert not result.stats.faults
+    per_site = cat.con.execute("SELECT max(n) FROM (SELECT count(*) n FROM pages GROUP BY site)")
+    assert per_site.fetchall()[0][0] <= 6 + 2  # fetches in flight when a site closes
+    forms = cat.con.execute("SELECT form_id, page_url, site, signature FROM forms").fetchall()
+    assert forms and len({(f[2], f[3]) for f in forms}) == len(forms)
+    for form_id, page_url, _, _ in forms:
+        hops = cat.con.execute(
+            "SELECT url FROM form_paths WHERE form_id = ? ORDER BY hop", [form_id]
+        ).fetchall()
+        assert hops[-1][0] == page_url
+        assert canonicalize(hops[0][0]) in {canonicalize(s) for s in web.seeds("airfare", 5)}
+    cat.close()
+
+
+class _Swapper:
+    """A learner that swaps in a new scorer every 25 pages and records the iteration."""
+
+    def __init__(self, catalogue: Catalogue, run_id: int) -> None:
+        self.catalogue, self.run_id, self.n = catalogue, run_id, 0
+
+    def observe(self, outcome: PageOutcome) -> Any:
+        self.n += 1
+        assert outcome.path[-1] == outcome.page.url
+        if self.n % 25:
+            return None
+        self.catalogue.record_learning(self.run_id, at_page=self.n, n_paths=1, seconds=0.0,
+                                       features={"url": ["fly"]}, learner="swapper")  # fmt: skip
+        return _Levels2()
+
+
+class _Levels2:
+    n_levels = 2
+
+    def score(self, links: Sequence[LinkRecord]) -> tuple[np.ndarray, np.ndarray]:
+        lv = np.array([0 if "flight" in lk.url else 1 for lk in links])
+        return lv, np.ones(len(links))
+
+
+@register("learner", "test-swapper")
+def _swapper(catalogue: Catalogue, run_id: int) -> _Swapper:
+    return _Swapper(catalogue, run_id)
+
+
+def test_learner_swaps_scorer_and_frontier_is_reranked(
+    proxy: ProxyHandle, tmp_path: Path
+) -> None:
+    add_strategy(Strategy(name="test-learning", description="test", scorer="bfs",
+                          learners=("test-swapper",), site_limits=False))  # fmt: skip
+    settings = _settings(proxy, tmp_path / "l.duckdb",
+                         crawl={"strategy": "test-learning", "max_pages": 60})  # fmt: skip
+    result, cat = _crawl(settings, proxy.web.seeds("airfare", 3))
+    assert not result.stats.faults
+    assert result.stats.reranks >= 2 and result.stats.learning_iterations >= 2
+    rows = cat.con.execute("SELECT iteration, learner FROM learning_iterations").fetchall()
+    assert [r[0] for r in rows] == list(range(1, len(rows) + 1)) and rows[0][1] == "swapper"
+    levels = cat.con.execute(
+        "SELECT DISTINCT level FROM frontier WHERE state = 'queued'"
+    ).fetchall()
+    assert {r[0] for r in levels} <= {0, 1, 2}
+    cat.close()
