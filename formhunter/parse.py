@@ -247,7 +247,8 @@ def _walk(
     order: ``el.text`` right at ``el``; ``el.tail`` right after ``el`` when
     ``el`` has no children, else after ``el``'s last descendant (kept in
     ``pending`` until the walk reaches it). Skipped subtrees (scripts, link
-    elements with children) end at their last descendant too. This is about
+    elements with children) end at their last descendant too; their
+    descendants are still visited, and passed over. This is about
     twice as fast as ``iterwalk`` with start and end events.
     """
     body = root.find("body")
@@ -262,14 +263,17 @@ def _walk(
     skip_tail: str | None = None
     link_attr = _LINK_ATTR
     skip_tags = _SKIP_WALK
+    add_leaf = leaves.append
+    add_start = starts.append
+    add_words = words.extend
     it = body.iter()
     next(it)  # the body itself
     text = body.text
     if text and not text.isspace():
         ws = text.split()
-        starts.append(0)
-        words.extend(ws)
-        leaves.append(" ".join(ws)[:LEAF_CAP])
+        add_start(0)
+        add_words(ws)
+        add_leaf(" ".join(ws)[:LEAF_CAP])
     for el in it:
         if skip_until is not None:
             if el is not skip_until:
@@ -278,6 +282,39 @@ def _walk(
             text = skip_tail
         else:
             tag = el.tag
+            if tag in link_attr:
+                href = el.get(link_attr[tag])
+                if href is not None:
+                    n_children = len(el)
+                    raw = el.text
+                    if tag == "a" and not n_children and raw and not raw.isspace():
+                        ws = raw.split()
+                        visible = anchor = " ".join(ws)[:ANCHOR_CAP]
+                    else:
+                        visible, anchor = _link_texts(el, tag)
+                        ws = visible.split()
+                    found.append((href, len(leaves), anchor, el.get("rel")))
+                    add_start(len(words))
+                    add_words(ws)
+                    add_leaf(visible)
+                    if n_children:
+                        skip_until, skip_tail = _last_descendant(el), el.tail
+                        continue
+                    text = el.tail
+                    if text and not text.isspace():
+                        ws = text.split()
+                        add_start(len(words))
+                        add_words(ws)
+                        add_leaf(" ".join(ws)[:LEAF_CAP])
+                    if pending:
+                        tails = pending.pop(el, None)
+                        if tails:
+                            for text in reversed(tails):
+                                ws = text.split()
+                                add_start(len(words))
+                                add_words(ws)
+                                add_leaf(" ".join(ws)[:LEAF_CAP])
+                    continue
             if tag.__class__ is not str:  # comment, processing instruction, entity
                 text = el.tail
             elif tag in skip_tags:
@@ -286,87 +323,63 @@ def _walk(
                     continue
                 text = el.tail
             else:
-                attr = link_attr.get(tag)
-                href = el.get(attr) if attr is not None else None
-                if href is not None:
-                    visible, anchor = _link_texts(el, tag)
-                    found.append((href, len(leaves), anchor, el.get("rel")))
-                    starts.append(len(words))
-                    if visible:
-                        words.extend(visible.split())
-                    leaves.append(visible)
-                    if len(el):
-                        skip_until, skip_tail = _last_descendant(el), el.tail
-                        continue
-                else:
-                    text = el.text
+                text = el.text
+                n_children = len(el)
+                if text and not text.isspace():
+                    ws = text.split()
+                    add_start(len(words))
+                    add_words(ws)
+                    add_leaf(" ".join(ws)[:LEAF_CAP])
+                elif not n_children:
+                    add_start(len(words))
+                    add_leaf("")
+                if n_children:
+                    text = el.tail
                     if text and not text.isspace():
-                        ws = text.split()
-                        starts.append(len(words))
-                        words.extend(ws)
-                        leaves.append(" ".join(ws)[:LEAF_CAP])
-                    elif not len(el):
-                        starts.append(len(words))
-                        leaves.append("")
-                    if len(el):
-                        text = el.tail
-                        if text and not text.isspace():
-                            pending.setdefault(_last_descendant(el), []).append(text)
-                        continue
+                        pending.setdefault(_last_descendant(el), []).append(text)
+                    continue
                 text = el.tail
         # ``el`` ends here (no children, or the end of a skipped subtree): its tail,
         # then the tails of the ancestors whose subtree ends here, innermost first.
         if text and not text.isspace():
             ws = text.split()
-            starts.append(len(words))
-            words.extend(ws)
-            leaves.append(" ".join(ws)[:LEAF_CAP])
+            add_start(len(words))
+            add_words(ws)
+            add_leaf(" ".join(ws)[:LEAF_CAP])
         if pending:
             tails = pending.pop(el, None)
             if tails:
                 for text in reversed(tails):
                     ws = text.split()
-                    starts.append(len(words))
-                    words.extend(ws)
-                    leaves.append(" ".join(ws)[:LEAF_CAP])
-    starts.append(len(words))
+                    add_start(len(words))
+                    add_words(ws)
+                    add_leaf(" ".join(ws)[:LEAF_CAP])
+    add_start(len(words))
 
+    # Each distinct href is joined once per page (urls.join also caches absolute
+    # and root-relative hrefs across pages).
     links: list[Link] = []
     n = AROUND_WORDS
-    join_href = _page_joiner(base)
+    cache: dict[str, str | None] = {}
     for href, leaf, anchor, rel in found:
-        target = join_href(href)
+        target = cache.get(href, "")
+        if target == "":
+            h = href.strip()
+            target = cache[href] = None if not h or h[0] == "#" else join(base, h)
         if target is None:
             continue
-        start, end = starts[leaf], starts[leaf + 1]
-        around = words[max(0, start - n) : start] + words[end : end + n]
+        start = starts[leaf]
+        end = starts[leaf + 1]
         links.append(
             Link(
                 target,
                 anchor,
-                " ".join(around),
+                " ".join(words[start - n if start > n else 0 : start] + words[end : end + n]),
                 leaf,
                 nofollow_all or (rel is not None and "nofollow" in rel.lower()),
             )
         )
     return leaves, links, words
-
-
-def _page_joiner(base: str) -> Callable[[str], str | None]:
-    """``href -> canonical URL or None`` for one page; each distinct href is joined once."""
-    cache: dict[str, str | None] = {}
-
-    def joiner(href: str) -> str | None:
-        try:
-            return cache[href]
-        except KeyError:
-            pass
-        h = href.strip()
-        target = None if not h or h[0] == "#" else join(base, h)
-        cache[href] = target
-        return target
-
-    return joiner
 
 
 def dom_offset_terms(page: Page, link: Link, max_d: int = 5) -> list[tuple[str, int]]:

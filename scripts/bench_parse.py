@@ -164,37 +164,22 @@ def bench(name: str, pages: list[tuple[str, bytes]], seconds: float) -> None:
 
 
 def simweb_pages(n: int) -> list[tuple[str, bytes]] | None:
-    """Up to ``n`` HTML pages of the simulated web, or None when it is not there."""
-    import importlib
-
+    """Up to ``n`` HTML pages of the simulated web (breadth-first from topical
+    seeds, in process), or None when ``formhunter.simweb`` is not available."""
     try:
-        simweb = importlib.import_module("formhunter.simweb")
+        from formhunter.simweb import SimWeb
     except ImportError:
         return None
-    try:
-        web = simweb.SimWeb()
-        return _collect_simweb(web, n)
-    except Exception as exc:  # the simulated web is another helper's work in progress
-        print(f"simulated web unavailable: {exc!r}")
-        return None
-
-
-def _collect_simweb(web: object, n: int) -> list[tuple[str, bytes]]:
-    """Breadth-first over the simulated web through its in-process API."""
-    from formhunter.parse import parse_page as pp
-
-    seeds = list(getattr(web, "seeds")())  # noqa: B009
+    web = SimWeb(seed=7, n_sites=200)
+    queue = [u for d in ("airfare", "auto", "book", "hotel", "job") for u in web.seeds(d, 4)]
+    seen = set(queue)
     pages: list[tuple[str, bytes]] = []
-    seen: set[str] = set(seeds)
-    queue = list(seeds)
     while queue and len(pages) < n:
-        url = queue.pop(0)
-        resp = getattr(web, "fetch")(url)  # noqa: B009
-        body = resp if isinstance(resp, bytes) else getattr(resp, "body", b"")
-        if not body:
+        resp = web.fetch(queue.pop(0))
+        if resp.status != 200 or "html" not in resp.headers.get("Content-Type", ""):
             continue
-        pages.append((url, body))
-        for link in pp(url, body, extract_forms=False).links:
+        pages.append((resp.url, resp.body))
+        for link in parse_page(resp.url, resp.body, extract_forms=False).links:
             if link.url not in seen:
                 seen.add(link.url)
                 queue.append(link.url)
@@ -210,7 +195,7 @@ def main() -> int:
 
     synth = [synthetic_page(i) for i in range(args.pages)]
     bench("synthetic (ARCHITECTURE section 6)", synth, args.seconds)
-    sim = simweb_pages(args.pages * 5)
+    sim = simweb_pages(args.pages * 10)
     if sim:
         bench("simulated web", sim, args.seconds)
     else:

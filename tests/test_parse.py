@@ -360,3 +360,31 @@ def test_tokenize_and_stem_terms() -> None:
     ]  # fmt: skip
     assert stem("airlines") == "airlin"
     assert tokenize("") == [] and stem_terms("the of and") == []
+
+
+def test_agrees_with_the_simulated_webs_truth() -> None:
+    """Every outlink the simulated web's ground truth lists is found, with the same
+    canonical URL and site (truth and catalogue join on these)."""
+    from formhunter.simweb import SimWeb, canonical_url
+    from formhunter.simweb import site_of as sim_site_of
+    from formhunter.urls import site_of
+
+    web = SimWeb(seed=3, n_sites=30)
+    queue = [u for d in ("airfare", "book", "job") for u in web.seeds(d, 3)]
+    seen, parsed = set(queue), 0
+    while queue and parsed < 60:
+        url = queue.pop(0)
+        resp = web.fetch(url)
+        if resp.status != 200 or "html" not in resp.headers.get("Content-Type", ""):
+            continue
+        page = parse_page(resp.url, resp.body, content_type=resp.headers["Content-Type"])
+        parsed += 1
+        found = {lk.url for lk in page.links}
+        assert {dst for dst, _ in web.outlinks(url)} <= found, url
+        for link in page.links:
+            assert canonical_url(link.url) == link.url
+            assert site_of(link.url) == sim_site_of(link.url)
+            if link.url not in seen:
+                seen.add(link.url)
+                queue.append(link.url)
+    assert parsed == 60
