@@ -82,6 +82,10 @@ class Apprentice(ClassifierMixin, BaseEstimator):
         split = pc.utf8_split_whitespace(terms)
         parents = pc.list_parent_indices(split).to_numpy(zero_copy_only=False).astype(np.int64)
         flat = pc.list_flatten(split)
+        nonempty = pc.greater(pc.utf8_length(flat), 0)
+        if len(flat) and not pc.all(nonempty).as_py():
+            parents = parents[nonempty.to_numpy(zero_copy_only=False)]
+            flat = pc.filter(flat, nonempty)
         rows: list[np.ndarray] = []
         cols: list[np.ndarray] = []
         vals: list[np.ndarray] = []

@@ -106,8 +106,23 @@ class MultiLevelLinkClassifier(ClassifierMixin, BaseEstimator):
         return np.asarray(self.predict_level(X)[0])
 
     def predict_level(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
-        """(level of each link, probability of that level). Vectorised."""
-        proba = self.predict_proba(X)
+        """(level of each link, probability of that level). Vectorised.
+
+        A link without any selected feature carries no evidence of its distance:
+        it goes to the last band (background, or the farthest level) with that
+        band's prior, instead of the band the class priors happen to favour.
+        """
+        check_is_fitted(self, "pipeline_")
+        Xs = self.pipeline_.named_steps["features"].transform(X)
+        nb = self.pipeline_.named_steps["nb"]
+        proba = np.asarray(nb.predict_proba(Xs))
         best = np.argmax(proba, axis=1)
-        levels = np.asarray(self.classes_, dtype=np.int64)[best]
-        return levels, proba[np.arange(len(best)), best]
+        classes = np.asarray(self.classes_, dtype=np.int64)
+        levels = classes[best]
+        scores = proba[np.arange(len(best)), best]
+        empty = np.asarray(Xs.getnnz(axis=1) == 0)
+        if empty.any():
+            last = len(classes) - 1
+            levels[empty] = classes[last]
+            scores[empty] = float(np.exp(nb.class_log_prior_[last]))
+        return levels, scores

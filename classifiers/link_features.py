@@ -206,6 +206,10 @@ def tokenize_column(
     split = pc.utf8_split_whitespace(pc.replace_substring_regex(low, _ARROW_SPLIT, " "))
     parents = pc.list_parent_indices(split).to_numpy(zero_copy_only=False)
     flat = pc.list_flatten(split)
+    nonempty = pc.greater(pc.utf8_length(flat), 0)
+    if not pc.all(nonempty).as_py():  # split leaves "" at the ends of padded strings
+        parents = parents[nonempty.to_numpy(zero_copy_only=False)]
+        flat = pc.filter(flat, nonempty)
     if len(flat) == 0:
         return parents.astype(np.int64), np.zeros(0, np.int64), []
     enc = pc.dictionary_encode(flat)

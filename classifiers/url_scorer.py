@@ -194,14 +194,10 @@ class ConservativeURLScorer(ClassifierMixin, BaseEstimator):
     def predict_proba(self, X: Any) -> np.ndarray:
         check_is_fitted(self, "nb_")
         F = self.features(X)
-        if not hasattr(self.nb_, "classes_"):
+        if not hasattr(self.nb_, "class_count_") or np.any(self.nb_.class_count_ == 0):
+            # nothing learned yet, or only one kind of page seen: no opinion
             return np.full((F.shape[0], 2), 0.5)
-        proba = np.asarray(self.nb_.predict_proba(F))
-        if proba.shape[1] == 1:  # only one class seen so far
-            one = np.zeros((F.shape[0], 2))
-            one[:, int(self.nb_.classes_[0])] = 1.0
-            return one
-        return proba
+        return np.asarray(self.nb_.predict_proba(F))
 
     def predict(self, X: Any) -> np.ndarray:
         return (self.predict_proba(X)[:, 1] >= 0.5).astype(np.int64)
