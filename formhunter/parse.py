@@ -1,18 +1,22 @@
 """One parse per page: title, visible text, text leaves, links with context, forms.
 
-``parse_page`` builds the DOM once (lxml, recovering from broken markup) and
-walks the ``<body>`` once (``lxml.etree.iterwalk``). The walk produces:
+``parse_page`` builds the DOM once (lxml's libxml2 HTML parser, recovering from
+broken markup) and walks the ``<body>`` once, in pre-order (see ``_walk``); the
+form extractor (``formhunter.forms.extract_forms``) works on the same tree.
+The walk produces:
 
 Leaves
     ``Page.leaves`` numbers the DOM leaves from left to right as the apprentice
     paper does (Chakrabarti et al., section 2.2.1): every non-blank text node
     is a leaf (whitespace collapsed, at most ``LEAF_CAP`` characters), every
     element without children and without text (``<br>``, ``<img>``, ``<input>``,
-    an empty ``<td>``) is an empty leaf ``""``. Text inside ``script``, ``style``,
-    ``noscript``, ``template`` and comments is not visible and not a leaf;
+    an empty ``<td>``) is an empty leaf ``""``. ``script``, ``style``,
+    ``noscript`` and ``template`` subtrees and comments are not visible: no
+    leaves, no text, no links (``noscript`` links are mostly tracking pixels);
     whitespace-only text nodes are not leaves (they depend on source
     indentation, not on the page author's structure).
-    The whole subtree of a link element is ONE leaf holding its text. The paper
+    The whole subtree of a link element is ONE leaf holding its visible text
+    (``""`` for an image link). The paper
     gives the tokens of all leaves l(a)..r(a) inside the anchor offset 0, the
     leaf m left of it offset m - l(a) and the leaf m right of it m - r(a):
     collapsing l(a)..r(a) into one leaf gives exactly these offsets.
@@ -30,7 +34,8 @@ Links
     is up to ``AROUND_WORDS`` words before and after the anchor in textual
     order (ACHE's "around" feature space), raw (tokenise it with
     ``formhunter.text``). ``leaf`` is the index of the link's leaf in
-    ``Page.leaves`` (always set by ``parse_page``). ``nofollow`` is true for
+    ``Page.leaves``: always set by ``parse_page``, since every link element is
+    a leaf, possibly an empty one (-1 only for links made elsewhere). ``nofollow`` is true for
     ``rel=nofollow`` or a page-wide ``<meta name=robots content=nofollow>``.
 
 Text
@@ -74,8 +79,9 @@ TEXT_CAP = 100_000
 LEAF_CAP = 2_000
 ANCHOR_CAP = 300
 TITLE_CAP = 1_000
-#: Words taken on each side of an anchor for ``Link.around``.
+#: Words taken on each side of an anchor for ``Link.around`` (at most AROUND_CAP chars).
 AROUND_WORDS = 5
+AROUND_CAP = 500
 
 #: Subtrees that are not visible text (``head`` only matters for body-less documents).
 _SKIP_WALK = frozenset({"script", "style", "noscript", "template", "head"})
@@ -374,7 +380,9 @@ def _walk(
             Link(
                 target,
                 anchor,
-                " ".join(words[start - n if start > n else 0 : start] + words[end : end + n]),
+                " ".join(words[start - n if start > n else 0 : start] + words[end : end + n])[
+                    :AROUND_CAP
+                ],
                 leaf,
                 nofollow_all or (rel is not None and "nofollow" in rel.lower()),
             )

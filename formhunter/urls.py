@@ -16,7 +16,9 @@ non-ASCII percent-encoded, empty path as ``/`` -- and then:
 - a trailing dot of the host is removed.
 
 Anything else -- ``mailto:``, ``javascript:``, ``tel:``, ``data:``, other schemes,
-URLs without a host, unparsable strings -- gives ``None``.
+URLs without a host, unparsable strings, and hrefs longer than
+``MAX_URL_LENGTH`` (no server takes them; they are traps or junk) -- gives
+``None``.
 
 ``site_of`` is the registered domain (tldextract, bundled public suffix list
 including its private section, so ``foo.blogspot.com`` is a site of its own;
@@ -35,6 +37,7 @@ import ada_url
 import tldextract
 
 __all__ = [
+    "MAX_URL_LENGTH",
     "SESSION_PARAMS",
     "canonicalize",
     "host_of",
@@ -52,6 +55,11 @@ SESSION_PARAMS = frozenset(
         "sess_id", "s_id", "wt_session",
     }
 )  # fmt: skip
+
+#: Longer URLs / hrefs are rejected (None).
+MAX_URL_LENGTH = 16_384
+#: Hrefs up to this length are cached across pages by ``join``.
+_CACHE_HREF_LENGTH = 1_024
 
 #: Schemes rejected before parsing (cheap test on the raw href).
 _REJECT_PREFIXES = ("javascript:", "mailto:", "tel:", "data:", "about:", "ftp:", "file:")
@@ -144,6 +152,8 @@ def _finish(href: str) -> str | None:
 
 
 def _rejected(href: str) -> bool:
+    if len(href) > MAX_URL_LENGTH:
+        return True
     h = href[:12].lstrip().lower()
     return h.startswith(_REJECT_PREFIXES)
 
@@ -167,6 +177,8 @@ def join(base: str, href: str) -> str | None:
     """
     if _rejected(href):
         return None
+    if len(href) > _CACHE_HREF_LENGTH:
+        return _join(base, href)
     if href[:1] == "/":
         if href[1:2] not in ("/", "\\"):
             slash = base.find("/", base.find("://") + 3)

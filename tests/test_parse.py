@@ -8,7 +8,7 @@ import pytest
 
 from formhunter.exceptions import ParseError
 from formhunter.model import Link, Page
-from formhunter.parse import LEAF_CAP, TEXT_CAP, dom_offset_terms, parse_page
+from formhunter.parse import AROUND_CAP, LEAF_CAP, TEXT_CAP, dom_offset_terms, parse_page
 from formhunter.text import stem, stem_terms, tokenize
 
 URL = "http://h.example.com/index.html"
@@ -279,6 +279,13 @@ def test_text_is_capped() -> None:
     assert len(page.text) == TEXT_CAP
     assert page.links[0].url == "http://h.example.com/end"
     assert len(page.leaves[0]) == LEAF_CAP
+
+
+def test_around_is_capped() -> None:
+    body = b"<p>" + b"w" * 1_000_000 + b" <a href=/x>x</a> " + b"v" * 1_000_000 + b"</p>"
+    (link,) = parse_page(URL, body).links
+    assert link.url == "http://h.example.com/x"
+    assert len(link.around) <= AROUND_CAP
 
 
 def test_real_looking_page() -> None:

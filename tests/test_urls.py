@@ -116,6 +116,14 @@ def test_join(href: str, expected: str | None) -> None:
     assert join(BASE, href) == expected
 
 
+def test_long_urls() -> None:
+    long_path = "/" + "a" * 5_000
+    assert join(BASE, long_path) == "http://www.example.com" + long_path  # not cached
+    assert join(BASE, long_path) == "http://www.example.com" + long_path
+    assert canonicalize("http://example.com/" + "a" * urls.MAX_URL_LENGTH) is None
+    assert join(BASE, "b" * (urls.MAX_URL_LENGTH + 1)) is None
+
+
 def test_join_agrees_with_urljoin_on_plain_cases() -> None:
     hrefs = ["a", "a/b/../c", "/x/y", "../z?k=v", "//h.example.net/p", "http://q.example.com/r"]
     bases = ["http://s.example.com/", "https://s.example.com/d/e", "http://s.example.com/d/e/"]
