@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import codecs
 import re
+import threading
 from collections.abc import Callable
 from functools import lru_cache
 
@@ -86,18 +87,31 @@ AROUND_CAP = 500
 #: Subtrees that are not visible text (``head`` only matters for body-less documents).
 _SKIP_WALK = frozenset({"script", "style", "noscript", "template", "head"})
 _LINK_ATTR = {"a": "href", "area": "href", "iframe": "src", "frame": "src"}
-_PARSER = etree.HTMLParser(encoding="utf-8", recover=True)
-# lxml.html's parser calls a Python function for every element proxy it creates,
-# which doubles the cost of walking the tree; this C-level lookup still gives
-# ``HtmlElement`` objects (``text_content()`` etc., which formhunter.forms uses).
-_PARSER.set_element_class_lookup(
-    etree.ElementDefaultClassLookup(
-        element=lxml.html.HtmlElement,
-        comment=lxml.html.HtmlComment,
-        pi=lxml.html.HtmlProcessingInstruction,
-        entity=lxml.html.HtmlEntity,
-    )
+_LOOKUP = etree.ElementDefaultClassLookup(
+    element=lxml.html.HtmlElement,
+    comment=lxml.html.HtmlComment,
+    pi=lxml.html.HtmlProcessingInstruction,
+    entity=lxml.html.HtmlEntity,
 )
+_local = threading.local()
+
+
+def _parser() -> etree.HTMLParser:
+    """This thread's HTML parser (lxml parsers must not be shared between threads).
+
+    lxml.html's own parser calls a Python function for every element proxy it
+    creates, which doubles the cost of walking the tree; the C-level default
+    lookup above still gives ``HtmlElement`` objects (``text_content()`` etc.,
+    which formhunter.forms uses).
+    """
+    parser: etree.HTMLParser | None = getattr(_local, "parser", None)
+    if parser is None:
+        parser = etree.HTMLParser(encoding="utf-8", recover=True)
+        parser.set_element_class_lookup(_LOOKUP)
+        _local.parser = parser
+    return parser
+
+
 _BINARY_PROBE = 1_024
 _META_CHARSET = re.compile(rb"""<meta[^>]{0,200}?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]{1,40})""",
                            re.IGNORECASE)
@@ -185,7 +199,7 @@ def parse_page(
     if b"\x00" in data:
         data = data.replace(b"\x00", b"\xef\xbf\xbd")
     try:
-        root = etree.fromstring(data, parser=_PARSER)
+        root = etree.fromstring(data, parser=_parser())
     except (etree.ParserError, etree.XMLSyntaxError, ValueError) as exc:
         raise ParseError(f"unparsable document: {exc}") from None
     if root is None:

@@ -281,6 +281,16 @@ def test_text_is_capped() -> None:
     assert len(page.leaves[0]) == LEAF_CAP
 
 
+def test_parse_in_threads() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    def leaves(_: int) -> list[str]:
+        return parse_page(URL, HAND_MADE).leaves
+
+    with ThreadPoolExecutor(4) as pool:
+        assert all(got == EXPECTED_LEAVES for got in pool.map(leaves, range(40)))
+
+
 def test_around_is_capped() -> None:
     body = b"<p>" + b"w" * 1_000_000 + b" <a href=/x>x</a> " + b"v" * 1_000_000 + b"</p>"
     (link,) = parse_page(URL, body).links
