@@ -1,0 +1,105 @@
+"""``formhunter demo``: the simulated web on loopback, one crawl, the forms found.
+
+Starts the simulated web's proxy in a background process, picks seeds of one
+domain, crawls about 2,000 pages with the best available strategy, prints the
+relevant forms and the harvest rate, and leaves the DuckDB catalogue behind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+from formhunter.catalogue import Catalogue
+from formhunter.config import load_settings
+from formhunter.exceptions import FormhunterError
+from formhunter.strategies import best_available, get_strategy
+
+_SERVE = """
+import asyncio, sys
+from formhunter.simweb import SimWeb
+from formhunter.simweb.server import serve_forever
+asyncio.run(serve_forever(SimWeb(seed=int(sys.argv[1]), n_sites=int(sys.argv[2])), 0))
+"""
+
+
+@contextlib.contextmanager
+def background_proxy(seed: int, n_sites: int) -> Iterator[str]:
+    """Run the simulated web's proxy in a child process; yields its URL."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _SERVE, str(seed), str(n_sites)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        if "http://" not in line:
+            _, err = proc.communicate(timeout=10)
+            raise FormhunterError(f"the simulated web did not start: {err.strip()[-500:]}")
+        yield line[line.index("http://"):].split()[0]
+    finally:
+        proc.terminate()
+        try:
+            proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from formhunter.commands.crawl import exit_code, run_crawl, summary
+    from formhunter.simweb import SimWeb
+
+    strategy = get_strategy(args.strategy) if args.strategy else best_available()
+    seeds = SimWeb(seed=args.seed, n_sites=args.sites).seeds(args.domain, 20)
+    print(f"simulated web: {args.sites} sites (seed {args.seed}); domain {args.domain}; "
+          f"strategy {strategy.name}; {len(seeds)} seeds; {args.pages} pages")  # fmt: skip
+    with background_proxy(args.seed, args.sites) as proxy:
+        settings = load_settings(args.config, {
+            "crawl": {"domain": args.domain, "strategy": strategy.name, "max_pages": args.pages,
+                      "db": args.db},
+            "fetch": {"proxy": proxy, "min_delay": args.min_delay, "read_timeout": 3.0,
+                      "total_timeout": 10.0, "retries": 1, "max_bytes": 2_000_000},
+        })  # fmt: skip
+        result, stats = run_crawl(settings, seeds=seeds, resume=False, quiet=args.quiet)
+    with Catalogue(settings.crawl.db, read_only=True) as cat:
+        rows = cat.con.execute(
+            "SELECT found_after_pages, site, action_url, round(domain_score, 2) FROM forms"
+            " WHERE run_id = ? AND relevant ORDER BY form_id", [result.run_id]
+        ).fetchall()  # fmt: skip
+    print(f"\nrelevant {args.domain} forms found ({len(rows)}):")
+    for after, site, action, score in rows:
+        print(f"  after {after:>5} pages  {site:<32} {action}  ({score})")
+    print()
+    print(summary(result, settings.crawl.db, settings.crawl.max_pages))
+    print(f"harvest rate: {stats['harvest_relevant']:.4f} relevant forms per page "
+          f"({stats['relevant_forms']} / {stats['pages']}); searchable forms: "
+          f"{stats['searchable_forms']} ({stats['harvest_searchable']:.4f} per page)")  # fmt: skip
+    print(f"the catalogue is at {Path(settings.crawl.db).resolve()}")
+    return exit_code(result)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "demo",
+        help="crawl the simulated web on loopback and show the forms found",
+        description="Start the simulated web (a proxy on 127.0.0.1 in a background "
+        "process), crawl one domain for about 2,000 pages with the best available "
+        "strategy, print the relevant forms and the harvest rate, and keep the catalogue.",
+    )
+    p.add_argument("--domain", default="airfare", help="domain to crawl for (default airfare)")
+    p.add_argument("--pages", type=int, default=2000, metavar="N", help="pages to fetch")
+    p.add_argument("--db", default="formhunter-demo.duckdb", metavar="FILE",
+                   help="catalogue file (default ./formhunter-demo.duckdb; runs are added)")
+    p.add_argument("--strategy", help="strategy (default: the best available)")
+    p.add_argument("--sites", type=int, default=500, metavar="N", help="sites in the web")
+    p.add_argument("--seed", type=int, default=7, help="seed of the simulated web")
+    p.add_argument("--min-delay", type=float, default=0.05, metavar="S",
+                   help="seconds between two requests to one host (default 0.05)")
+    p.add_argument("--config", metavar="FILE", help="settings file (TOML)")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress output")
+    p.set_defaults(func=cmd_demo)
