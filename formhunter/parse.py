@@ -53,24 +53,16 @@ from __future__ import annotations
 import codecs
 import re
 import threading
-from collections.abc import Callable
 from functools import lru_cache
 
 import lxml.html
 from lxml import etree
 
 from formhunter.exceptions import ParseError
+from formhunter.forms import extract_forms as _extract_forms
 from formhunter.model import Form, Link, Page
 from formhunter.text import stem_terms
 from formhunter.urls import join, site_of
-
-_extract_forms: Callable[..., list[Form]] | None
-try:  # the form extractor arrives in its own commit; parse without it until then
-    from formhunter.forms import extract_forms as _fx
-
-    _extract_forms = _fx
-except ImportError:  # pragma: no cover - only before formhunter/forms.py exists
-    _extract_forms = None
 
 __all__ = ["AROUND_WORDS", "LEAF_CAP", "TEXT_CAP", "dom_offset_terms", "parse_page"]
 
@@ -213,7 +205,7 @@ def parse_page(
 
     leaves, links, words = _walk(root, base, nofollow_all)
     forms: list[Form] = []
-    if extract_forms and _extract_forms is not None:
+    if extract_forms:
         forms = _extract_forms(root, base, page_url)
     return Page(
         url=url,
