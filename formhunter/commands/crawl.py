@@ -21,6 +21,7 @@ from formhunter.config import Settings, load_settings, settings_from_dict
 from formhunter.engine import CrawlResult, Engine
 from formhunter.exceptions import ConfigError, UsageError
 from formhunter.progress import CrawlProgress, status_line
+from formhunter.strategies import get_strategy
 
 
 def read_seeds(path: str) -> list[str]:
@@ -140,6 +141,7 @@ def cmd_crawl(args: argparse.Namespace) -> int:
         if args.db is None and not args.config:
             raise UsageError("crawl needs --db FILE (the DuckDB catalogue)")
     seeds = read_seeds(settings.crawl.seeds) if not args.resume else []
+    get_strategy(settings.crawl.strategy)  # unknown names fail before anything is written
     result, _ = run_crawl(settings, seeds=seeds, resume=args.resume, quiet=args.quiet)
     print(summary(result, settings.crawl.db, settings.crawl.max_pages))
     return exit_code(result)
