@@ -175,16 +175,15 @@ def join(base: str, href: str) -> str | None:
     Absolute and root-relative hrefs do not depend on the base's path, so their
     results are cached across pages (site navigation repeats on every page).
     """
+    if len(href) <= _CACHE_HREF_LENGTH:
+        if href[:1] == "/":
+            if href[1:2] not in ("/", "\\"):
+                slash = base.find("/", base.find("://") + 3)
+                return _join_cached(base if slash < 0 else base[:slash], href)
+        elif href[:4].lower() == "http" and href[4:8].lower() in ("://", "s://"):
+            return _join_cached("", href)
     if _rejected(href):
         return None
-    if len(href) > _CACHE_HREF_LENGTH:
-        return _join(base, href)
-    if href[:1] == "/":
-        if href[1:2] not in ("/", "\\"):
-            slash = base.find("/", base.find("://") + 3)
-            return _join_cached(base if slash < 0 else base[:slash], href)
-    elif href[:4].lower() == "http" and href[4:8].lower() in ("://", "s://"):
-        return _join_cached("", href)
     return _join(base, href)
 
 
