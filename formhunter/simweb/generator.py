@@ -353,10 +353,14 @@ class SimWeb:
         extra: list[str] = []
         for s in self.sites:
             if s.kind in ("topical", "blog") and domain in s.domains:
+                secs = [k for k, sec in enumerate(s.sections) if sec.n_items]
+                for k in r.sample(secs, min(3, len(secs))):
+                    extra.append(s.url_of(("item", k, r.randrange(s.sections[k].n_items))))
+            elif s.kind == "directory":  # more listing pages and site reviews of the category
                 for k, sec in enumerate(s.sections):
-                    if sec.n_items:
-                        extra.append(s.url_of(("item", k, r.randrange(sec.n_items))))
-                        break
+                    if sec.topic == domain:
+                        extra += [s.url_of(("sec", k, p)) for p in range(2, sec.n_pages + 1)]
+                        extra += [s.url_of(("item", k, i)) for i in range(min(3, sec.n_items))]
         r.shuffle(extra)
         return (out + extra)[:n]
 

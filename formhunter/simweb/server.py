@@ -44,18 +44,14 @@ class ProxyServer:
             self._fh.flush()
 
     async def handle(self, request: aioweb.BaseRequest) -> aioweb.StreamResponse:
-        msg_url = request.message.url
         if request.method == "CONNECT":
-            self._record("CONNECT", str(msg_url), "", 501, 0)
+            self._record("CONNECT", request.raw_path, "", 501, 0)
             return aioweb.Response(status=501, text="CONNECT is not supported\n")
-        if msg_url.is_absolute():
-            host = (msg_url.raw_host or "").lower()
-            if msg_url.explicit_port and msg_url.port not in (80, None):
-                host = f"{host}:{msg_url.port}"
-        else:
-            host = (request.headers.get("Host") or "").lower()
-        path = msg_url.raw_path_qs if hasattr(msg_url, "raw_path_qs") else request.raw_path
-        path = path or "/"
+        # for an absolute-form target aiohttp takes host from the request line, else from Host
+        host = (request.host or "").lower()
+        if host.endswith(":80"):
+            host = host[:-3]
+        path = request.rel_url.raw_path_qs or "/"
         if request.method not in ("GET", "HEAD"):
             self._record(request.method, host, path, 405, 0)
             return aioweb.Response(status=405, headers={"Allow": "GET, HEAD"})
@@ -64,12 +60,9 @@ class ProxyServer:
         if resp.delay:
             await asyncio.sleep(resp.delay)
         headers = dict(resp.headers)
-        body = resp.body if request.method == "GET" else b""
         self._record(request.method, host, path, resp.status, len(resp.body))
-        out = aioweb.Response(status=resp.status, body=body, headers=headers)
-        if request.method == "HEAD":
-            out.content_length = len(resp.body)
-        return out
+        # aiohttp sends no body for HEAD but keeps its Content-Length
+        return aioweb.Response(status=resp.status, body=resp.body, headers=headers)
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> int:
         server = aioweb.Server(self.handle, access_log=None)

@@ -23,7 +23,7 @@ KINDS = ("database", "topical", "portal", "library", "offtopic", "directory", "h
 #: Share of sites per kind (the rest are off-topic) and database sites per domain.
 KIND_SHARE = {"directory": 0.03, "hub": 0.02, "blog": 0.06, "portal": 0.024, "library": 0.03,
               "topical": 0.07, "database": 0.25}  # fmt: skip
-DB_WEIGHT = {"hotel": 30, "auto": 22, "job": 17, "music": 13, "airfare": 12, "book": 10,
+DB_WEIGHT = {"hotel": 34, "auto": 22, "job": 17, "music": 13, "airfare": 12, "book": 10,
              "rental": 10, "movie": 10}  # fmt: skip
 #: Items (detail pages) per site, by kind or database domain.
 ITEMS = {
@@ -752,7 +752,12 @@ def _forms(site: Site, rng: random.Random) -> None:
     # domain search forms
     if kind == "database":
         _domain_chain(site, rng, site.domain)
-        if site.domain in ("hotel", "auto", "rental") and rng.random() < 0.3:
+        if (
+            (site.domain == "hotel"
+            and rng.random() < 0.6)
+            or (site.domain == "auto"
+            and rng.random() < 0.3)
+        ):
             _domain_chain(site, rng, site.domain, max_hops=1)
     elif kind == "portal":
         for d in ("airfare", "hotel", "rental"):
@@ -776,7 +781,7 @@ def _forms(site: Site, rng: random.Random) -> None:
         ch.form_path = "/"
         for fi in ch.forms:  # a relative action was relative to the old path
             f = site.forms[fi]
-            if f.action_raw and not f.action_raw.startswith(("/", "http")):
+            if not f.action_raw.startswith(("/", "http")):
                 f.action_raw = "/" + f.action.split("/", 3)[3]
         ch.form_anchor = rng.choice(
             (

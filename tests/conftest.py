@@ -1,0 +1,25 @@
+"""Shared pytest fixtures (simweb: a small simulated web and a proxy serving it)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from formhunter.simweb import ProxyHandle, SimWeb, running_proxy
+
+SMALL_SEED = 7
+SMALL_SITES = 40
+
+
+@pytest.fixture(scope="session")
+def simweb_small() -> SimWeb:
+    """A 40-site simulated web (seed 7); slow pages wait 0.3 s through the proxy."""
+    return SimWeb(seed=SMALL_SEED, n_sites=SMALL_SITES, slow_delay=0.3)
+
+
+@pytest.fixture(scope="session")
+def simweb_proxy(simweb_small: SimWeb) -> Iterator[ProxyHandle]:
+    """The small web served by a forward proxy on 127.0.0.1 (background thread)."""
+    with running_proxy(web=simweb_small) as proxy:
+        yield proxy
