@@ -203,7 +203,7 @@ def tokenize_column(
         texts = pc.replace_substring_regex(texts, r"^[a-zA-Z][a-zA-Z0-9+.-]*://", "")
         texts = pc.replace_substring_regex(texts, r"([a-z])([A-Z])", r"\1 \2")
     low = pc.utf8_lower(texts)
-    split = pc.utf8_split_whitespace(pc.replace_substring_regex(low, _ARROW_SPLIT, " "))
+    split = pc.split_pattern(pc.replace_substring_regex(low, _ARROW_SPLIT, " "), " ")
     parents = pc.list_parent_indices(split).to_numpy(zero_copy_only=False)
     flat = pc.list_flatten(split)
     nonempty = pc.greater(pc.utf8_length(flat), 0)
@@ -217,30 +217,60 @@ def tokenize_column(
     return parents.astype(np.int64), codes, enc.dictionary.to_pylist()
 
 
+ColumnsOf = Callable[[str], Sequence[int]]
+
+
 def count_matrix(
     texts: pa.Array,
-    columns_of: Callable[[str], Sequence[int]],
+    columns_of: ColumnsOf,
     n_columns: int,
     *,
     url: bool = False,
+    memo: dict[str, Sequence[int]] | None = None,
+    max_memo: int = 300_000,
 ) -> sp.csr_matrix:
     """Counts per row of the feature columns each token maps to.
 
-    ``columns_of(raw_token)`` is called once per distinct token.
+    ``columns_of(raw_token)`` is called once per distinct token not in ``memo``
+    (results are memoised there, up to ``max_memo`` tokens); tokens that can
+    never be features (one character, digits only) are dropped in pyarrow.
+    Repeated texts (navigation anchors, shared context) are tokenised once.
     """
     n_rows = len(texts)
+    empty = sp.csr_matrix((n_rows, n_columns), dtype=np.float64)
+    if n_rows == 0 or n_columns == 0:
+        return empty
+    enc_rows = pc.dictionary_encode(texts)
+    distinct = enc_rows.dictionary
+    if len(distinct) < 0.9 * n_rows:
+        row_of = enc_rows.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        inner = count_matrix(distinct, columns_of, n_columns, url=url, memo=memo,
+                             max_memo=max_memo)  # fmt: skip
+        return sp.csr_matrix(inner[row_of])
     parents, codes, uniques = tokenize_column(texts, url=url)
-    if not uniques or n_columns == 0:
-        return sp.csr_matrix((n_rows, n_columns), dtype=np.float64)
+    if not uniques:
+        return empty
+    arr = pa.array(uniques, pa.string())
+    useless = pc.or_(pc.less(pc.utf8_length(arr), 2), pc.utf8_is_digit(arr))
+    skip = useless.to_numpy(zero_copy_only=False)
+    if memo is None:
+        memo = {}
+    elif len(memo) > max_memo:
+        memo.clear()
     # (distinct token) x (feature column) incidence; usually very sparse.
     rows: list[int] = []
     cols: list[int] = []
     for i, tok in enumerate(uniques):
-        for c in columns_of(tok):
+        if skip[i]:
+            continue
+        found = memo.get(tok)
+        if found is None:
+            found = memo[tok] = columns_of(tok)
+        for c in found:
             rows.append(i)
             cols.append(c)
     if not rows:
-        return sp.csr_matrix((n_rows, n_columns), dtype=np.float64)
+        return empty
     incidence = sp.csr_matrix(
         (np.ones(len(rows)), (np.asarray(rows), np.asarray(cols))), shape=(len(uniques), n_columns)
     )
@@ -263,7 +293,8 @@ class LinkFeatureSelector(TransformerMixin, BaseEstimator):
     (``y >= n_levels`` or negative) are ignored here.
 
     Learned: ``features_`` {space: [term, ...]}, ``frequencies_`` {space: {term: df}},
-    ``feature_names_out_`` ("url:term", ...).
+    ``feature_names_out_`` ("url:term", ...); ``token_columns_`` memoises which
+    feature columns each raw token maps to (a cache filled by ``transform``).
     """
 
     def __init__(
@@ -303,6 +334,7 @@ class LinkFeatureSelector(TransformerMixin, BaseEstimator):
                 groups = {int(lv): np.flatnonzero(levels == lv) for lv in present}
             else:
                 groups = {0: np.flatnonzero(on_path)}
+        self.token_columns_: dict[str, dict[str, Sequence[int]]] = {sp_: {} for sp_ in SPACES}
         self.features_: dict[str, list[str]] = {}
         self.frequencies_: dict[str, dict[str, int]] = {}
         self.level_features_: dict[int, dict[str, list[str]]] = {lv: {} for lv in groups}
@@ -348,11 +380,15 @@ class LinkFeatureSelector(TransformerMixin, BaseEstimator):
         """Sparse counts (n_links, n_features_out_), columns as ``feature_names_out_``."""
         check_is_fitted(self, "features_")
         frame = X if isinstance(X, pa.Table | pd.DataFrame) else as_frame(X)
+        if not hasattr(self, "token_columns_"):
+            self.token_columns_ = {space: {} for space in SPACES}
         blocks = []
         for space in SPACES:
             feats = self.features_[space]
             col = string_column(frame, space)
-            blocks.append(count_matrix(col, _matcher(space, feats), len(feats), url=space == "url"))
+            blocks.append(count_matrix(col, _matcher(space, feats), len(feats),
+                                       url=space == "url",
+                                       memo=self.token_columns_[space]))  # fmt: skip
         return sp.csr_matrix(sp.hstack(blocks, format="csr"))
 
 

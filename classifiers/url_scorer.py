@@ -28,11 +28,13 @@ and ``n_parents_in`` (in-domain parents; falls back to parent_score >= 0.5).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.naive_bayes import GaussianNB
 from sklearn.utils.validation import check_is_fitted
@@ -59,19 +61,27 @@ class TokenPools:
 
     def __init__(self) -> None:
         self.counts: dict[str, Counter[str]] = {p: Counter() for p in POOLS}
+        self._weights: dict[str, dict[str, float]] | None = None
 
     def add(self, urls: list[str], anchors: list[str], labels: np.ndarray) -> None:
         for url, anchor, lab in zip(urls, anchors, labels, strict=True):
             side = "pos" if lab else "neg"
             self.counts[f"url_{side}"].update(url_tokens(url))
             self.counts[f"anchor_{side}"].update(anchor_tokens(anchor))
+        self._weights = None
 
     def weights(self, pool: str) -> dict[str, float]:
         c = self.counts[pool]
         if not c:
             return {}
-        top = np.log1p(max(c.values()))
-        return {t: float(np.log1p(n) / top) for t, n in c.items()}
+        top = float(np.log1p(max(c.values())))
+        return {t: float(np.log1p(n)) / top for t, n in c.items()}
+
+    def all_weights(self) -> dict[str, dict[str, float]]:
+        """The weights of every pool, cached until the pools change."""
+        if self._weights is None:
+            self._weights = {p: self.weights(p) for p in POOLS}
+        return self._weights
 
     def sizes(self) -> dict[str, int]:
         return {p: len(c) for p, c in self.counts.items()}
@@ -85,18 +95,33 @@ def anchor_tokens(text: str) -> list[str]:
     return [t for t in raw_tokens(text) if _keep(t, False)]
 
 
-def weighted_overlap(texts: pa.Array, weights: dict[str, float], *, url: bool) -> np.ndarray:
-    """Mean pool weight of each row's tokens (0 for rows without tokens). Columnar."""
+def weighted_overlaps(
+    texts: pa.Array, pools: Sequence[dict[str, float]], *, url: bool
+) -> list[np.ndarray]:
+    """For each pool, the mean pool weight of each row's tokens (0 for rows
+    without tokens). The column is tokenised once; columnar but for one dict
+    look-up per distinct token and pool."""
     n = len(texts)
     parents, codes, uniques = tokenize_column(texts, url=url)
     if not uniques:
-        return np.zeros(n)
-    w = np.array([weights.get(t, 0.0) if _keep(t, url) else np.nan for t in uniques])
-    tw = w[codes]
-    valid = ~np.isnan(tw)
-    total = np.bincount(parents[valid], weights=tw[valid], minlength=n)
-    count = np.bincount(parents[valid], minlength=n)
-    return np.divide(total, count, out=np.zeros(n), where=count > 0)
+        return [np.zeros(n) for _ in pools]
+    arr = pa.array(uniques, pa.string())
+    maybe = ~pc.or_(pc.less(pc.utf8_length(arr), 2), pc.utf8_is_digit(arr)).to_numpy(
+        zero_copy_only=False
+    )
+    valid_u = np.fromiter((bool(m) and _keep(t, url) for t, m in zip(uniques, maybe, strict=True)),
+                          bool, len(uniques))  # fmt: skip
+    valid = valid_u[codes]
+    rows = parents[valid]
+    count = np.bincount(rows, minlength=n)
+    out = []
+    for weights in pools:
+        w = np.fromiter((weights.get(t, 0.0) if ok else 0.0
+                         for t, ok in zip(uniques, valid_u, strict=True)),
+                        np.float64, len(uniques))  # fmt: skip
+        total = np.bincount(rows, weights=w[codes][valid], minlength=n)
+        out.append(np.divide(total, count, out=np.zeros(n), where=count > 0))
+    return out
 
 
 class ConservativeURLScorer(ClassifierMixin, BaseEstimator):
@@ -134,18 +159,16 @@ class ConservativeURLScorer(ClassifierMixin, BaseEstimator):
             if has_in
             else (ps >= self.in_domain_threshold).astype(np.float64)
         )
-        w = {p: pools.weights(p) for p in POOLS}
+        w = pools.all_weights()
+        url_pos, url_neg = weighted_overlaps(url, [w["url_pos"], w["url_neg"]], url=True)
+        anchor_pos, anchor_neg = weighted_overlaps(
+            anchor, [w["anchor_pos"], w["anchor_neg"]], url=False
+        )
+        par_pos, par_neg = weighted_overlaps(
+            parent_urls, [w["url_pos"], w["url_neg"]], url=True
+        )
         return np.column_stack(
-            [
-                weighted_overlap(url, w["url_pos"], url=True),
-                weighted_overlap(anchor, w["anchor_pos"], url=False),
-                weighted_overlap(url, w["url_neg"], url=True),
-                weighted_overlap(anchor, w["anchor_neg"], url=False),
-                weighted_overlap(parent_urls, w["url_pos"], url=True),
-                weighted_overlap(parent_urls, w["url_neg"], url=True),
-                ps,
-                n_in,
-            ]
+            [url_pos, anchor_pos, url_neg, anchor_neg, par_pos, par_neg, ps, n_in]
         )
 
     def fit(self, X: Any, y: Any) -> ConservativeURLScorer:
