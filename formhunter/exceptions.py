@@ -63,3 +63,8 @@ class ParseError(FormhunterError):
 
 class RenderUnavailable(NotConfigured):
     """No usable browser for rendering; the crawl goes on without it."""
+
+
+class RenderError(FetchError):
+    """Rendering one page failed (kind ``render-timeout`` or ``render-failed``);
+    the engine keeps the statically parsed page."""
