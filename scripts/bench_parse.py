@@ -12,6 +12,11 @@ Usage::
 
     .venv/bin/python scripts/bench_parse.py [--pages 40] [--seconds 3] [--profile]
 
+(c') is (c) with the cross-page URL cache emptied before every round: the
+synthetic pages repeat their navigation links like pages of one site do, so
+(c) profits from ``urls.join``'s cache; (c') is the worst case. The machine
+is shared: each figure is the best of many short rounds.
+
 ``--profile`` prints the top of a cProfile of (c) on the synthetic pages.
 """
 
@@ -30,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import lxml.html
 
+from formhunter import urls
 from formhunter.parse import parse_page
 
 _WORD_TEXT = (
@@ -155,10 +161,15 @@ def bench(name: str, pages: list[tuple[str, bytes]], seconds: float) -> None:
         for url, body in pages:
             parse_page(url, body)
 
+    def links_forms_cold() -> None:
+        urls._join_cached.cache_clear()  # as if every page came from a new site
+        links_forms()
+
     for label, fn in (
         ("(a) lxml parse alone", lxml_only),
         ("(b) parse_page, links", links_only),
         ("(c) parse_page, links + forms", links_forms),
+        ("(c') (c) with a cold URL cache", links_forms_cold),
     ):
         print(f"  {label:34s} {_rate(fn, len(pages), seconds):8.1f} pages/s")
 
