@@ -1,0 +1,229 @@
+"""Throughput benchmark: pages/s end to end on the simulated web, the cost of each stage,
+and the parse stage alone on the same pages; optionally the frontier's bulk re-rank.
+
+    .venv/bin/python scripts/bench_throughput.py [--pages 3000] [--sites 500]
+        [--strategy bfs] [--concurrency 64] [--rerank-links 1000000] [--profile]
+
+The crawl goes through the real proxy (a child process on loopback) with politeness
+delay 0, so that it measures the crawler and not the waiting. Stage seconds come from
+the engine's perf_counter accumulators (``CrawlStats.stage``); "fetch_wait" is the
+time the event loop had nothing to do but wait for the network. Parse alone re-reads
+the same pages from the simulated web in-process (the bytes the proxy served) and
+times ``parse_page`` on them, single-threaded. The goal of issue 3: end to end at
+least half as fast as parse alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import cProfile
+import pstats
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from formhunter.catalogue import Catalogue, insert_arrow
+from formhunter.commands.demo import background_proxy
+from formhunter.config import FrontierSettings, load_settings
+from formhunter.defaults import BreadthFirstScorer, ParentScoreScorer
+from formhunter.engine import Engine
+from formhunter.fetch import FetchResult
+from formhunter.frontier import Frontier, FrontierStore
+from formhunter.frontier.store import FRONTIER_SCHEMA
+from formhunter.parse import parse_page
+from formhunter.simweb import SimWeb
+
+
+class InProcessFetcher:
+    """The simulated web without HTTP: ``SimWeb.fetch`` behind the Fetcher interface
+    (redirects followed, HTML only, no robots.txt, no politeness) -- the crawler's own
+    cost with the network taken out."""
+
+    def __init__(self, web: SimWeb) -> None:
+        self.web = web
+
+    async def __aenter__(self) -> InProcessFetcher:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
+
+    def host_ready_in(self, url: str) -> float:
+        return 0.0
+
+    async def fetch(self, url: str) -> FetchResult:
+        res = FetchResult(url=url, final_url=url)
+        for _ in range(6):
+            r = self.web.fetch(res.final_url)
+            res.status = r.status
+            if r.status in (301, 302, 303, 307, 308) and "Location" in r.headers:
+                res.final_url = r.headers["Location"]
+                res.redirects.append(res.final_url)
+                continue
+            break
+        ctype = r.content_type.split(";")[0].strip().lower()
+        if res.status >= 400:
+            res.fail(f"http-{res.status // 100}xx")
+        elif ctype not in ("text/html", "application/xhtml+xml"):
+            res.fail("content-type")
+        else:
+            res.body, res.content_type = r.body, ctype
+        return res
+
+
+def crawl(args: argparse.Namespace, db: Path) -> tuple[Engine, float]:
+    web = SimWeb(seed=args.seed, n_sites=args.sites)
+    seeds = web.seeds(args.domain, 20)
+    ctx = (contextlib.nullcontext("in-process") if args.in_process
+           else background_proxy(args.seed, args.sites))  # fmt: skip
+    with ctx as proxy:
+        settings = load_settings(None, {
+            "crawl": {"domain": args.domain, "strategy": args.strategy, "max_pages": args.pages,
+                      "db": str(db), "commit_every_pages": 1000,
+                      "page_classifier": args.page_classifier, "critic": args.critic},
+            "fetch": {"proxy": None if args.in_process else proxy, "min_delay": 0.0,
+                      "concurrency": args.concurrency,
+                      "per_host_connections": 4, "read_timeout": 3.0, "total_timeout": 10.0,
+                      "retries": 0, "max_bytes": 2_000_000},
+            "stopping": {"max_pages_per_site": 0, "max_forms_per_site": 0},
+        })  # fmt: skip
+        cat = Catalogue(db)
+        engine = Engine(settings, cat, seeds=seeds,
+                        fetcher=InProcessFetcher(web) if args.in_process else None)
+        prof = cProfile.Profile() if args.profile else None
+        t0 = time.perf_counter()
+        if prof:
+            prof.enable()
+        asyncio.run(engine.run())
+        if prof:
+            prof.disable()
+        wall = time.perf_counter() - t0
+        cat.close()
+    if prof:
+        pstats.Stats(prof, stream=sys.stdout).sort_stats("cumulative").print_stats(30)
+    return engine, wall
+
+
+def parse_alone(args: argparse.Namespace, db: Path) -> tuple[int, float, float]:
+    """(pages, seconds of parse_page, MB) on the pages the crawl fetched and parsed."""
+    web = SimWeb(seed=args.seed, n_sites=args.sites)
+    with Catalogue(db, read_only=True) as cat:
+        rows = cat.con.execute(
+            "SELECT url, final_url FROM pages WHERE error = '' ORDER BY seq"
+        ).fetchall()
+    bodies = []
+    for url, final in rows:
+        r = web.fetch(final or url)
+        if r.status == 200:
+            bodies.append((url, final, r.body, r.content_type))
+    t0 = time.perf_counter()
+    for url, final, body, ctype in bodies:
+        parse_page(url, body, final_url=final, content_type=ctype)
+    return len(bodies), time.perf_counter() - t0, sum(len(b[2]) for b in bodies) / 1e6
+
+
+def bench_rerank(n: int, tmp: Path) -> None:
+    """Bulk re-rank of ``n`` stored links, columnar (score_frame) and via LinkRecords."""
+    cat = Catalogue(tmp / "rerank.duckdb")
+    run = cat.new_run(domain="airfare", strategy="bfs", max_pages=1, config={}, seeds=[])
+    t0 = time.perf_counter()
+    step = 200_000
+    for lo in range(0, n, step):
+        ids = np.arange(lo + 1, min(lo + step, n) + 1)
+        k = len(ids)
+        urls = [f"http://www.site{i % 5000}.example/path/{i}/page.html" for i in ids]
+        cols = {
+            "run_id": pa.array(np.full(k, run, np.int32)), "lid": pa.array(ids),
+            "url": pa.array(urls), "site": pa.array([f"site{i % 5000}.example" for i in ids]),
+            "host": pa.array([f"www.site{i % 5000}.example" for i in ids]),
+            "depth": pa.array((ids % 7).astype(np.int32)),
+            "level": pa.array(np.zeros(k, np.int32)), "score": pa.array(np.zeros(k)),
+            "state": pa.array(["queued"] * k), "reason": pa.array([""] * k),
+            "parent": pa.array(["http://www.parent.example/"] * k),
+            "anchor": pa.array(["cheap flights to paris"] * k),
+            "around": pa.array(["book your trip with us today"] * k),
+            "parent_score": pa.array(np.random.default_rng(0).random(k)),
+            "dom_terms": pa.array([""] * k), "loaded": pa.array(np.zeros(k, bool)),
+            "added_at_page": pa.array(np.zeros(k, np.int64)),
+        }  # fmt: skip
+        insert_arrow(cat.con, "frontier", pa.table(cols, schema=FRONTIER_SCHEMA))
+    print(f"frontier: {n:,} links stored in {time.perf_counter() - t0:.1f}s")
+    t0 = time.perf_counter()
+    store = FrontierStore(cat.con, run)
+    print(f"  reopen (seen set, counts): {time.perf_counter() - t0:.2f}s")
+    fr = Frontier(store, FrontierSettings(), n_levels=4, commit=cat.commit)
+    for name, scorer in (("score_frame (columnar)", BreadthFirstScorer()),
+                         ("score(list[LinkRecord])", ParentScoreScorer())):  # fmt: skip
+        if name.startswith("score(") and hasattr(scorer, "score_frame"):
+            scorer = _RecordsOnly(scorer)  # type: ignore[assignment]
+        t0 = time.perf_counter()
+        m = fr.rerank(scorer)
+        dt = time.perf_counter() - t0
+        print(f"  re-rank {m:,} links with {name}: {dt:.2f}s ({m / dt / 1e6:.2f} M links/s)")
+    t0 = time.perf_counter()
+    e = fr.next(0.0)
+    dt = time.perf_counter() - t0
+    print(f"  refill after re-rank (first next()): {dt:.3f}s, got {e and e.url}")
+    cat.close()
+
+
+class _RecordsOnly:
+    """Hides ``score_frame`` so that the re-rank builds LinkRecord lists."""
+
+    def __init__(self, inner: ParentScoreScorer) -> None:
+        self.inner = inner
+        self.n_levels = inner.n_levels
+
+    def score(self, links):  # type: ignore[no-untyped-def]
+        return self.inner.score(links)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--pages", type=int, default=3000)
+    ap.add_argument("--sites", type=int, default=500)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--domain", default="airfare")
+    ap.add_argument("--strategy", default="bfs")
+    ap.add_argument("--concurrency", type=int, default=64)
+    ap.add_argument("--rerank-links", type=int, default=0, metavar="N")
+    ap.add_argument("--profile", action="store_true", help="print a cProfile of the crawl")
+    ap.add_argument("--in-process", action="store_true",
+                    help="no proxy, no HTTP: the simulated web called in-process")
+    ap.add_argument("--page-classifier", help="override the page classifier (e.g. keywords)")
+    ap.add_argument("--critic", help="override the critic (e.g. keywords)")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "bench.duckdb"
+        if args.pages:
+            engine, wall = crawl(args, db)
+            st = engine.stats
+            e2e = st.pages / wall
+            how = "in-process, no HTTP" if args.in_process else "through the proxy"
+            print(f"end to end ({how}): {st.pages} pages in {wall:.1f}s = {e2e:.1f} pages/s "
+                  f"(strategy {args.strategy}, {args.sites} sites, concurrency "
+                  f"{args.concurrency}, delay 0; errors {st.n_errors}, forms {st.forms})")
+            busy = sum(v for k, v in st.stage.items() if k != "fetch_wait")
+            print(f"components: {engine.components}")
+            print("stage seconds (per page, share of wall):")
+            for k, v in sorted(st.stage.items(), key=lambda kv: -kv[1]):
+                print(f"  {k:<11} {v:7.2f}s  {1000 * v / max(st.pages, 1):6.2f} ms/page  "
+                      f"{100 * v / wall:5.1f}%")  # fmt: skip
+            print(f"  (stages {busy:.2f}s + fetch_wait {st.stage['fetch_wait']:.2f}s; the rest "
+                  f"{wall - busy - st.stage['fetch_wait']:.2f}s is the event loop and aiohttp)")
+            n, secs, mb = parse_alone(args, db)
+            alone = n / secs
+            print(f"parse alone: {n} pages ({mb:.1f} MB) in {secs:.2f}s = {alone:.1f} pages/s")
+            print(f"end to end / parse alone = {e2e / alone:.2f} (goal >= 0.5)")
+        if args.rerank_links:
+            bench_rerank(args.rerank_links, Path(tmp))
+
+
+if __name__ == "__main__":
+    main()
