@@ -18,6 +18,7 @@ distinct token, the rest is columnar.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -33,6 +34,13 @@ from sklearn.utils.validation import check_is_fitted
 from classifiers.link_features import as_frame, numeric_column, string_column
 
 _CLASSES = np.array([0, 1])
+#: Up to this many links, ``transform`` runs in Python (kernel set-up costs more).
+SMALL = 2_000
+
+
+@lru_cache(maxsize=500_000)
+def _hashed(token: str, n_features: int) -> int:
+    return int(murmurhash3_32(token, seed=0, positive=True)) % n_features
 
 
 def offset_of(token: str) -> int | None:
@@ -72,13 +80,30 @@ class Apprentice(ClassifierMixin, BaseEstimator):
 
     # -- features
     def _column_of(self, token: str) -> int:
-        return int(murmurhash3_32(token, seed=0, positive=True)) % self.n_features
+        return _hashed(token, self.n_features)
+
+    def _token_column(self, tok: str) -> int:
+        """Column of a "term@d" token, -1 when |d| > d_max."""
+        d = offset_of(tok)
+        return -1 if d is not None and abs(d) > self.d_max else self._column_of(tok.lower())
 
     def transform(self, X: Any) -> sp.csr_matrix:
         """Hashed counts (n_links, n_features): <term, d> tokens and the parent's bucket."""
         frame = X if isinstance(X, pa.Table | pd.DataFrame) else as_frame(X)
         terms = string_column(frame, "dom_terms")
         n = len(terms)
+        if n <= SMALL:  # a page's outlinks: plain Python beats kernel set-up
+            rows_s: list[int] = []
+            cols_s: list[int] = []
+            for i, text in enumerate(terms.to_pylist()):
+                for tok in (text or "").split():
+                    c = self._token_column(tok)
+                    if c >= 0:
+                        rows_s.append(i)
+                        cols_s.append(c)
+            tokens = sp.csr_matrix((np.ones(len(rows_s)), (rows_s, cols_s)),
+                                   shape=(n, self.n_features))  # fmt: skip
+            return sp.csr_matrix(tokens + self._parent_matrix(frame, n))
         split = pc.utf8_split_whitespace(terms)
         parents = pc.list_parent_indices(split).to_numpy(zero_copy_only=False).astype(np.int64)
         flat = pc.list_flatten(split)
@@ -93,29 +118,31 @@ class Apprentice(ClassifierMixin, BaseEstimator):
             enc = pc.dictionary_encode(flat)
             codes = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
             uniques = enc.dictionary.to_pylist()
-            col_of = np.full(len(uniques), -1, dtype=np.int64)
-            for i, tok in enumerate(uniques):
-                d = offset_of(tok)
-                if d is None or abs(d) <= self.d_max:
-                    col_of[i] = self._column_of(tok.lower())
+            col_of = np.fromiter((self._token_column(t) for t in uniques), np.int64, len(uniques))
             token_cols = col_of[codes]
             keep = token_cols >= 0
             rows.append(parents[keep])
             cols.append(token_cols[keep])
             vals.append(np.ones(int(keep.sum())))
-        if self.parent_bins > 0 and self.parent_weight > 0:
-            ps = numeric_column(frame, "parent_score", n)
-            bins = np.clip((ps * self.parent_bins).astype(np.int64), 0, self.parent_bins - 1)
-            bin_cols = np.array(
-                [self._column_of(f"__parent_topic@{b}") for b in range(self.parent_bins)]
-            )
-            rows.append(np.arange(n, dtype=np.int64))
-            cols.append(bin_cols[bins])
-            vals.append(np.full(n, float(self.parent_weight)))
         if not rows:
-            return sp.csr_matrix((n, self.n_features))
-        return sp.csr_matrix(
+            return self._parent_matrix(frame, n)
+        tokens = sp.csr_matrix(
             (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+            shape=(n, self.n_features),
+        )
+        return sp.csr_matrix(tokens + self._parent_matrix(frame, n))
+
+    def _parent_matrix(self, frame: pd.DataFrame | pa.Table, n: int) -> sp.csr_matrix:
+        """The bucket of Pr(topic | u) as a pseudo-token of weight ``parent_weight``."""
+        if self.parent_bins <= 0 or self.parent_weight <= 0:
+            return sp.csr_matrix((n, self.n_features))
+        ps = numeric_column(frame, "parent_score", n)
+        bins = np.clip((ps * self.parent_bins).astype(np.int64), 0, self.parent_bins - 1)
+        bin_cols = np.array(
+            [self._column_of(f"__parent_topic@{b}") for b in range(self.parent_bins)]
+        )
+        return sp.csr_matrix(
+            (np.full(n, float(self.parent_weight)), (np.arange(n), bin_cols[bins])),
             shape=(n, self.n_features),
         )
 

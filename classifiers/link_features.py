@@ -62,12 +62,17 @@ URL_NOISE = frozenset(
 STOP_WORDS = stop_words()
 
 _TOKEN_RE = re.compile(r"[^\W_]+")
+#: Up to this many links, ``transform`` runs in Python (kernel set-up costs more).
+SMALL = 2_000
 _CAMEL_RE = re.compile(r"([a-z])([A-Z])")
 _ARROW_SPLIT = r"[^\p{L}\p{N}]+"
 
 
 def stem(word: str) -> str:
-    """Porter stem of a lower-cased word (``formhunter.text.stem``, cached there)."""
+    """Porter stem of a lower-cased word (``formhunter.text.stem``, cached there);
+    tokens with digits (host names, ids, "mp3") are kept as they are."""
+    if any(c.isdigit() for c in word):
+        return word
     return text_stem(word)
 
 
@@ -372,6 +377,30 @@ class LinkFeatureSelector(TransformerMixin, BaseEstimator):
         self.n_features_out_ = len(self.feature_names_out_)
         return self
 
+    def _transform_small(self, frame: pd.DataFrame | pa.Table, n: int) -> sp.csr_matrix:
+        """``transform`` for a few links (a page's outlinks): plain Python, same
+        tokens and matching as the columnar path, no per-call kernel set-up."""
+        rows: list[int] = []
+        cols: list[int] = []
+        offset = 0
+        for space in SPACES:
+            feats = self.features_[space]
+            memo = self.token_columns_[space]
+            columns_of = _matcher(space, feats)
+            url = space == "url"
+            for i, text in enumerate(_texts(frame, space, n)):
+                for tok in raw_tokens(text, url=url):
+                    found = memo.get(tok)
+                    if found is None:
+                        found = memo[tok] = (
+                            () if len(tok) < 2 or tok.isdigit() else columns_of(tok)
+                        )
+                    for c in found:
+                        rows.append(i)
+                        cols.append(offset + c)
+            offset += len(feats)
+        return sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, offset))
+
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
         check_is_fitted(self, "features_")
         return self.feature_names_out_
@@ -382,14 +411,26 @@ class LinkFeatureSelector(TransformerMixin, BaseEstimator):
         frame = X if isinstance(X, pa.Table | pd.DataFrame) else as_frame(X)
         if not hasattr(self, "token_columns_"):
             self.token_columns_ = {space: {} for space in SPACES}
+        n = frame.num_rows if isinstance(frame, pa.Table) else len(frame)
+        if n <= SMALL:
+            return self._transform_small(frame, n)
         blocks = []
         for space in SPACES:
             feats = self.features_[space]
-            col = string_column(frame, space)
-            blocks.append(count_matrix(col, _matcher(space, feats), len(feats),
-                                       url=space == "url",
+            blocks.append(count_matrix(string_column(frame, space), _matcher(space, feats),
+                                       len(feats), url=space == "url",
                                        memo=self.token_columns_[space]))  # fmt: skip
         return sp.csr_matrix(sp.hstack(blocks, format="csr"))
+
+
+def _texts(frame: pd.DataFrame | pa.Table, name: str, n: int) -> list[str]:
+    if isinstance(frame, pa.Table):
+        if name not in frame.column_names:
+            return [""] * n
+        return [v or "" for v in frame.column(name).to_pylist()]
+    if name not in frame:
+        return [""] * n
+    return [v if isinstance(v, str) else "" for v in frame[name].tolist()]
 
 
 def _matcher(space: str, feats: Sequence[str]) -> Callable[[str], list[int]]:

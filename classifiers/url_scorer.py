@@ -53,6 +53,8 @@ FEATURES = (
     "parents_url_pos", "parents_url_neg", "parents_score", "parents_in",
 )  # fmt: skip
 POOLS = ("url_pos", "anchor_pos", "url_neg", "anchor_neg")
+#: Up to this many links, features are computed in Python (kernel set-up costs more).
+SMALL = 2_000
 _CLASSES = np.array([0, 1])
 
 
@@ -102,6 +104,11 @@ def weighted_overlaps(
     without tokens). The column is tokenised once; columnar but for one dict
     look-up per distinct token and pool."""
     n = len(texts)
+    if n <= SMALL:  # a page's outlinks: plain Python beats kernel set-up
+        toks = [[t for t in raw_tokens(x or "", url=url) if _keep(t, url)]
+                for x in texts.to_pylist()]  # fmt: skip
+        return [np.array([sum(w.get(t, 0.0) for t in ts) / len(ts) if ts else 0.0
+                          for ts in toks]) for w in pools]  # fmt: skip
     parents, codes, uniques = tokenize_column(texts, url=url)
     if not uniques:
         return [np.zeros(n) for _ in pools]

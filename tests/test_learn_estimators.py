@@ -326,3 +326,24 @@ def test_page_classifier_trains_from_packs_and_round_trips(tmp_path: Path) -> No
     assert manifest["kind"] == "page" and manifest["domain"] == "airfare"
     probe = ["airline flights", "pasta recipes"]
     assert np.allclose(again.topic_probability(probe), est.topic_probability(probe))
+
+
+def test_small_python_path_agrees_with_columnar_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    import classifiers.apprentice as app_mod
+    import classifiers.link_features as lf_mod
+    import classifiers.url_scorer as cfc_mod
+
+    X, y = path_links(150, seed=7)
+    Xd, yd = dom_pairs(150, seed=7)
+    Xu, yu = url_links(150, seed=7)
+    sel = LinkFeatureSelector(min_df=1).fit(X, y)
+    app = Apprentice().fit(Xd, yd)
+    cfc = ConservativeURLScorer().fit(Xu, yu).partial_fit(Xu, yu)
+    outs = []
+    for small in (0, 10_000):
+        for mod in (app_mod, lf_mod, cfc_mod):
+            monkeypatch.setattr(mod, "SMALL", small)
+        sel.token_columns_ = {s: {} for s in sel.features_}  # no memo carried over
+        outs.append((sel.transform(X).toarray(), app.transform(Xd).toarray(), cfc.features(Xu)))
+    for a, b in zip(*outs, strict=True):
+        assert np.allclose(a, b)
