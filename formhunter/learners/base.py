@@ -88,8 +88,10 @@ class LinkMemory:
     def observe(self, outcome: PageOutcome) -> LinkRecord:
         """Remember how ``outcome.page`` was reached (and its outlinks); return the hop."""
         page = outcome.page
-        hop: LinkRecord | None = getattr(outcome, "link", None)
-        if hop is not None:
+        if hasattr(outcome, "link"):  # the engine hands us the hop (None for seeds)
+            hop: LinkRecord | None = outcome.link
+            if hop is None:
+                hop = LinkRecord(page.url, page.site, page.depth)
             self.from_engine += 1
         else:
             hop = self.pending.pop(page.url, None)
