@@ -91,6 +91,46 @@ STRATEGIES: dict[str, Strategy] = {
             scorer="parent",
             follow="on_topic",
         ),
+        Strategy(
+            name="offline",
+            description="ACHE's Offline (the FFC): a fixed multi-level link classifier trained "
+            "before the crawl from backward paths to known form pages (<models>/link/<domain>/)",
+            scorer="link-classifier",
+            follow="on_topic",
+        ),
+        Strategy(
+            name="ache",
+            description="ACHE's Online: starts as baseline; at each learning threshold, "
+            "automatic feature selection + a new multi-level link classifier, frontier re-ranked",
+            scorer="parent",
+            learners=("ache-online",),
+            follow="on_topic",
+        ),
+        Strategy(
+            name="ache-offline-online",
+            description="ACHE's Offline-Online: starts with the offline link classifier and "
+            "keeps learning from the crawl's own paths",
+            scorer="link-classifier",
+            learners=("ache-offline-online",),
+            follow="on_topic",
+        ),
+        Strategy(
+            name="ache-apprentice",
+            description="ACHE's online link learner with Chakrabarti's apprentice as a layer: "
+            "<term, d> naive Bayes orders links within a level and sinks off-topic ones",
+            scorer="parent",
+            learners=("ache-apprentice",),
+            follow="on_topic",
+            dom_terms=True,
+        ),
+        Strategy(
+            name="cfc",
+            description="conservative focused crawling: an online URL scorer (token pools, "
+            "parents) decides before fetching; links judged out of domain are sunk",
+            scorer="parent",
+            learners=("cfc",),
+            follow="all",
+        ),
     )
 }
 
