@@ -330,7 +330,7 @@ class Catalogue:
             fid, run_id, seq, page.url, page.site, form.action, form.method.upper(), sig,
             verdict.searchable, verdict.searchable_score, verdict.domain, verdict.domain_score,
             verdict.relevant, len(form.fields), form.text, form.html, found_after_pages,
-            form.rendered or page.rendered, form.index, form.context, page.title[:500], now(),
+            form.rendered, form.index, form.context, page.title[:500], now(),
         )  # fmt: skip
         for i, f in enumerate(form.fields):
             self.fields.append(fid, i, f.name, f.type, f.label, list(f.options), f.value,

@@ -66,7 +66,8 @@ log = logging.getLogger(__name__)
 
 #: Fetch error kinds that mean "not fetched on purpose": no page row, link skipped.
 NOT_FETCHED = frozenset({"robots", "robots-unreachable", "forbidden-address", "bad-url"})
-STAGES = ("fetch_wait", "parse", "classify", "critic", "frontier", "score", "catalogue", "learn")
+STAGES = ("fetch_wait", "parse", "classify", "critic", "frontier", "score", "catalogue", "learn",
+          "render")
 MAX_PATH = 64
 
 Listener = Callable[[str, "Engine"], None]
@@ -77,6 +78,39 @@ class EngineOutcome(PageOutcome):
     """``PageOutcome`` plus the link the page was reached through (None for seeds)."""
 
     link: LinkRecord | None = None
+
+
+@dataclass(slots=True)
+class _Item:
+    """One fetched page on its way through a batch."""
+
+    entry: Entry
+    result: FetchResult
+    seq: int
+    error: str
+    page: Page | None = None
+    score: float | None = None
+    on_topic: bool = False
+    new_forms: list[Form] = field(default_factory=list)
+    verdicts: list[Verdict] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Outlinks:
+    """New links collected from a batch of pages, scored together."""
+
+    records: list[LinkRecord] = field(default_factory=list)
+    hosts: list[str] = field(default_factory=list)
+    seqs: list[int] = field(default_factory=list)
+    last: list[bool] = field(default_factory=list)
+    urls: set[str] = field(default_factory=set)
+
+    def add(self, rec: LinkRecord, host: str, seq: int, last: bool) -> None:
+        self.records.append(rec)
+        self.hosts.append(host)
+        self.seqs.append(seq)
+        self.last.append(last)
+        self.urls.add(rec.url)
 
 
 @dataclass
@@ -190,8 +224,10 @@ class Engine:
         self.parents: dict[str, tuple[str, str]] = {}
         self._stop_reason = ""
         self._last_commit = (0, time.monotonic())
-        self._tasks: dict[asyncio.Task[FetchResult], Entry] = {}
+        self._tasks: dict[asyncio.Task[tuple[FetchResult, Page | None]], Entry] = {}
+        self.renderer: Any = None
         self._learner_names: list[str] = []
+        self._new_scorer: LinkScorer | None = None
 
     # -- public -----------------------------------------------------------------
 
@@ -212,6 +248,11 @@ class Engine:
         self.fetcher = fetcher
         async with fetcher:  # raises ProxyUnreachable before anything is written
             self._open_run()
+            if self.settings.render.mode != "never":
+                from formhunter.fetch.render import open_renderer
+
+                self.renderer = await open_renderer(self.settings.render, fetcher)
+                self.components["renderer"] = "chromium" if self.renderer else "unavailable"
             restore = self._install_signals()
             reason = "interrupted"
             try:
@@ -221,6 +262,8 @@ class Engine:
                 await self._cancel_inflight()
                 restore()
                 self._finish(reason)
+                if self.renderer is not None:
+                    await self.renderer.close()
         return CrawlResult(self.run_id, reason, self.stats)
 
     # -- setup ------------------------------------------------------------------
@@ -360,7 +403,7 @@ class Engine:
                     self.frontier.done(entry, "skipped", reason, now)
                     self.stats.skipped[reason] += 1
                     continue
-                task = asyncio.ensure_future(self.fetcher.fetch(entry.url))
+                task = asyncio.ensure_future(self._fetch(entry))
                 self._tasks[task] = entry
             stage["frontier"] += time.perf_counter() - t0
             if not self._tasks:
@@ -380,10 +423,32 @@ class Engine:
                 return_when=asyncio.FIRST_COMPLETED,
             )  # fmt: skip
             stage["fetch_wait"] += time.perf_counter() - t0
-            for task in done:
-                entry = self._tasks.pop(task)
-                self._process(entry, task.result())
+            self._process([(self._tasks.pop(task), task.result()) for task in done])
             self._maybe_commit()
+
+    async def _fetch(self, entry: Entry) -> tuple[FetchResult, Page | None]:
+        """Step 3: fetch; with a renderer, also parse and render here (it awaits a browser)."""
+        result = await self.fetcher.fetch(entry.url)
+        if self.renderer is None or result.error:
+            return result, None
+        from formhunter.fetch.render import maybe_render
+
+        t0 = time.perf_counter()
+        try:
+            static = parse_page(entry.url, result.body, final_url=result.final_url or None,
+                                status=result.status, content_type=result.content_type or
+                                "text/html", depth=entry.depth)  # fmt: skip
+        except Exception:
+            return result, None  # the batch parses again and records the failure
+        self.stats.stage["parse"] += time.perf_counter() - t0
+        t0 = time.perf_counter()
+        try:
+            page = await maybe_render(self.settings.render.mode, self.renderer, result, static)
+        except Exception:
+            self._fault("render")
+            page = static
+        self.stats.stage["render"] += time.perf_counter() - t0
+        return result, page
 
     async def _cancel_inflight(self) -> None:
         if not self._tasks:
@@ -449,74 +514,129 @@ class Engine:
         hops.reverse()
         return hops
 
-    def _process(self, entry: Entry, result: FetchResult) -> None:
-        st, stage, cat = self.stats, self.stats.stage, self.catalogue
+    def _process(self, batch: Sequence[tuple[Entry, tuple[FetchResult, Page | None]]]) -> None:
+        """Steps 4-9 for the pages whose fetch completed together.
+
+        Parsing, page classification and form judging run stage by stage over the
+        batch (one classifier call per batch when the component has a batch method:
+        ``page_scores(pages)``, ``judge_many([(forms, page), ...])``); then each page
+        is recorded in fetch order, and the batch's outlinks are scored in one call.
+        """
+        items = self._parse(batch)
+        self._classify([it for it in items if it.page is not None])
+        self._judge([it for it in items if it.new_forms])
+        links = _Outlinks()
+        for it in items:
+            self._record(it, links)
+        self._add_outlinks(links)
+        if self._new_scorer is not None:
+            scorer, self._new_scorer = self._new_scorer, None
+            self.swap_scorer(scorer)
+        for _ in items:
+            self._emit("page")
+
+    def _parse(self, batch: Sequence[tuple[Entry, tuple[FetchResult, Page | None]]]
+               ) -> list[_Item]:  # fmt: skip
+        st, stage = self.stats, self.stats.stage
+        items: list[_Item] = []
         now = time.monotonic()
-        if result.error in NOT_FETCHED:
-            self.frontier.done(entry, "skipped", result.error, now)
-            st.skipped[result.error] += 1
-            return
-        st.pages += 1
-        st.session_pages += 1
-        seq = st.pages
-        error = result.error
-        page: Page | None = None
-        if not error:
-            t0 = time.perf_counter()
-            try:
-                page = parse_page(entry.url, result.body, final_url=result.final_url or None,
-                                  status=result.status, content_type=result.content_type or
-                                  "text/html", depth=entry.depth)  # fmt: skip
+        for entry, (result, ready) in batch:
+            if result.error in NOT_FETCHED:
+                self.frontier.done(entry, "skipped", result.error, now)
+                st.skipped[result.error] += 1
+                continue
+            st.pages += 1
+            st.session_pages += 1
+            it = _Item(entry, result, st.pages, result.error)
+            items.append(it)
+            if it.error:
+                st.errors[it.error] += 1
+                continue
+            if ready is not None:  # parsed (and maybe rendered) in the fetch task
+                it.page = ready
                 st.parsed += 1
-            except ParseError:
-                error = "parse"
-            except Exception:
-                error = "parse"
-                self._fault("parse")
-            stage["parse"] += time.perf_counter() - t0
-        if error:
-            st.errors[error] += 1
-        page_score: float | None = None
-        verdicts: list[Verdict] = []
-        new_forms: list[Form] = []
-        if page is not None:
+                continue
             t0 = time.perf_counter()
             try:
-                page_score = float(self.page_classifier.page_score(page))
-            except Exception:
-                self._fault("page_classifier")
-                page_score = 0.0
-            stage["classify"] += time.perf_counter() - t0
-            # Only forms new to the site are judged: a site repeats its forms on every page.
-            new_forms = [f for f in page.forms
-                         if cat.is_new_form(self.run_id, page.site, f.signature)]  # fmt: skip
-            if new_forms:
-                t0 = time.perf_counter()
-                try:
-                    verdicts = list(self.critic.judge(new_forms, page))
-                    if len(verdicts) != len(new_forms):
-                        raise ValueError("critic returned a verdict count unlike the forms'")
-                except Exception:
-                    self._fault("critic")
-                    verdicts = []
-                stage["critic"] += time.perf_counter() - t0
-        on_topic = page_score is not None and page_score >= self.strategy.on_topic_threshold
-        st.on_topic += on_topic
+                it.page = parse_page(entry.url, result.body, final_url=result.final_url or None,
+                                     status=result.status, content_type=result.content_type or
+                                     "text/html", depth=entry.depth)  # fmt: skip
+                st.parsed += 1
+            except Exception as exc:
+                it.error = "parse"
+                st.errors["parse"] += 1
+                if not isinstance(exc, ParseError):
+                    self._fault("parse")
+            stage["parse"] += time.perf_counter() - t0
+        return items
+
+    def _classify(self, items: list[_Item]) -> None:
+        if not items:
+            return
         t0 = time.perf_counter()
+        pc = self.page_classifier
+        batch = getattr(pc, "page_scores", None)
+        try:
+            scores = (list(batch([it.page for it in items])) if batch is not None
+                      else [pc.page_score(it.page) for it in items])  # fmt: skip
+            if len(scores) != len(items):
+                raise ValueError("page classifier returned a score count unlike the pages'")
+        except Exception:
+            self._fault("page_classifier")
+            scores = [0.0] * len(items)
+        threshold = self.strategy.on_topic_threshold
+        cat, run_id = self.catalogue, self.run_id
+        for it, score in zip(items, scores, strict=True):
+            it.score = float(score)
+            it.on_topic = it.score >= threshold
+            page = it.page
+            assert page is not None
+            # Only forms new to the site are judged: a site repeats its forms on every page.
+            it.new_forms = [f for f in page.forms
+                            if cat.is_new_form(run_id, page.site, f.signature)]  # fmt: skip
+        self.stats.stage["classify"] += time.perf_counter() - t0
+
+    def _judge(self, items: list[_Item]) -> None:
+        if not items:
+            return
+        t0 = time.perf_counter()
+        many = getattr(self.critic, "judge_many", None)
+        try:
+            if many is not None:
+                results = list(many([(it.new_forms, it.page) for it in items]))
+            else:
+                results = [list(self.critic.judge(it.new_forms, it.page)) for it in items]
+            for it, verdicts in zip(items, results, strict=True):
+                if len(verdicts) != len(it.new_forms):
+                    raise ValueError("critic returned a verdict count unlike the forms'")
+                it.verdicts = list(verdicts)
+        except Exception:
+            self._fault("critic")
+            for it in items:
+                it.verdicts = []
+                it.new_forms = []
+        self.stats.stage["critic"] += time.perf_counter() - t0
+
+    def _record(self, it: _Item, links: _Outlinks) -> None:
+        """Step 7 (catalogue), the site budget, step 8 (learners), step 9 (collect links)."""
+        st, cat, entry, page, seq = self.stats, self.catalogue, it.entry, it.page, it.seq
+        t0 = time.perf_counter()
+        result = it.result
+        st.on_topic += it.on_topic
         cat.add_page(self.run_id, seq, page, url=entry.url, site=entry.site, host=entry.host,
-                     status=result.status, error=error, content_type=result.content_type,
-                     depth=entry.depth, page_score=page_score,
-                     on_topic=on_topic if page is not None else None, n_bytes=len(result.body),
-                     elapsed=result.elapsed, parent_url=entry.parent, anchor=entry.anchor,
-                     final_url=result.final_url)  # fmt: skip
+                     status=result.status, error=it.error, content_type=result.content_type,
+                     depth=entry.depth, page_score=it.score,
+                     on_topic=it.on_topic if page is not None else None,
+                     n_bytes=len(result.body), elapsed=result.elapsed, parent_url=entry.parent,
+                     anchor=entry.anchor, final_url=result.final_url)  # fmt: skip
         self.parents[entry.url] = (entry.parent, entry.anchor)
-        self.frontier.done(entry, "fetched" if page is not None else "failed", error, now)
+        self.frontier.done(entry, "fetched" if page is not None else "failed", it.error,
+                           time.monotonic())  # fmt: skip
         new_searchable = new_relevant = 0
         hops: list[tuple[str, str]] | None = None
-        if page is not None and verdicts:
-            for form, verdict in zip(new_forms, verdicts, strict=True):
-                if hops is None:
-                    hops = self.path(entry.url, entry.anchor, entry.parent)
+        if page is not None and it.verdicts:
+            hops = self.path(entry.url, entry.anchor, entry.parent)
+            for form, verdict in zip(it.new_forms, it.verdicts, strict=True):
                 if cat.add_form(self.run_id, seq, page, form, verdict, found_after_pages=seq,
                                 path=hops) is None:  # fmt: skip
                     continue
@@ -527,14 +647,13 @@ class Engine:
                 if verdict.relevant:
                     st.relevant += 1
                     new_relevant += 1
-        stage["catalogue"] += time.perf_counter() - t0
+        self.stats.stage["catalogue"] += time.perf_counter() - t0
         self.budget.page(entry.site, new_searchable, new_relevant)
         if page is not None:
             self._redirect_target(page, result, seq)
             if self.learners:
-                self._learn(entry, page, page_score or 0.0, verdicts, hops)
-            self._outlinks(entry, page, page_score or 0.0, on_topic, seq)
-        self._emit("page")
+                self._learn(entry, page, it.score or 0.0, it.verdicts, hops)
+            self._outlinks(entry, page, it.score or 0.0, it.on_topic, seq, links)
 
     def _redirect_target(self, page: Page, result: FetchResult, seq: int) -> None:
         if not result.redirects:
@@ -561,7 +680,7 @@ class Engine:
                     self._fault(f"learner:{name}")
                     continue
                 if new is not None:
-                    self.swap_scorer(new)
+                    self._new_scorer = new  # swapped after the batch's links are stored
 
     def swap_scorer(self, scorer: LinkScorer) -> None:
         """Use ``scorer`` from now on; re-rank the frontier if settings say so."""
@@ -580,7 +699,8 @@ class Engine:
         self._emit("learn")
 
     def _outlinks(self, entry: Entry, page: Page, page_score: float, on_topic: bool,
-                  seq: int) -> None:  # fmt: skip
+                  seq: int, links: _Outlinks) -> None:  # fmt: skip
+        """Collect the page's new outlinks allowed by the follow policy and trap limits."""
         st, fr = self.stats, self.frontier
         policy = self.strategy.follow
         if policy == "on_topic" and not on_topic:
@@ -592,18 +712,19 @@ class Engine:
         seen = self.store.seen
         dom = self.strategy.dom_terms
         site_limits = self.strategy.site_limits
+        last = policy == "on_topic_first" and not on_topic
+        max_links = fs.max_links_per_page
+        nofollow_ok = fs.follow_nofollow
         on_page: set[str] = set()
-        cands: list[LinkRecord] = []
-        hosts: list[str] = []
         for lk in page.links:
             u = lk.url
             if u in on_page:
                 continue
             on_page.add(u)
-            if len(on_page) > fs.max_links_per_page:
+            if len(on_page) > max_links:
                 st.skipped["links-per-page"] += 1
                 continue
-            if u in seen:
+            if u in seen or u in links.urls:
                 continue
             host = host_of(u)
             site = site_of(u)
@@ -611,7 +732,7 @@ class Engine:
                              " ".join(f"{t}@{d}" for t, d in dom_offset_terms(page, lk))
                              if dom else "")  # fmt: skip
             reason = fr.trap(u, depth)
-            if not reason and lk.nofollow and not fs.follow_nofollow:
+            if not reason and lk.nofollow and not nofollow_ok:
                 reason = "nofollow"
             if not reason and site_limits:
                 reason = self.budget.reason(site)
@@ -619,17 +740,22 @@ class Engine:
                 fr.add_skipped(rec, host, reason, at_page=seq)
                 st.skipped[reason] += 1
                 continue
-            cands.append(rec)
-            hosts.append(host)
-        self.stats.stage["frontier"] += time.perf_counter() - t0
-        if not cands:
+            links.add(rec, host, seq, last)
+        st.stage["frontier"] += time.perf_counter() - t0
+
+    def _add_outlinks(self, links: _Outlinks) -> None:
+        """Score the batch's new links in one call and persist them (step 9)."""
+        if not links.records:
             return
+        fr = self.frontier
         with self.timer("score"):
-            levels, scores = self._score(cands)
-            if policy == "on_topic_first" and not on_topic:
-                levels = np.full(len(cands), fr.n_levels - 1)
+            levels, scores = self._score(links.records)
+            if any(links.last):
+                levels = np.where(np.asarray(links.last), -1, levels)
+                scores = np.where(np.asarray(links.last), np.nan, scores)
         with self.timer("frontier"):
-            st.links_new += fr.add_scored(cands, hosts, levels, scores, at_page=seq)
+            self.stats.links_new += fr.add_scored(links.records, links.hosts, levels, scores,
+                                                  at_page=links.seqs)  # fmt: skip
 
     def _score(self, cands: Sequence[LinkRecord]) -> tuple[np.ndarray, np.ndarray]:
         try:

@@ -47,27 +47,16 @@ def _crawl(settings: Settings, seeds: Sequence[str]) -> tuple[CrawlResult, Catal
     return result, cat
 
 
-def test_robots_and_politeness_from_the_server_log(proxy: ProxyHandle, tmp_path: Path) -> None:
-    web = proxy.web
-    hostile = web.hostile()
-    slow_host = hostile["crawl_delay"][0]
-    inside = [u for u, _ in web.outlinks(slow_host) if u.startswith(slow_host)][1:3]
-    seeds = [slow_host, *inside, *hostile["robots_disallow"][:2], *web.seeds("airfare", 1)]
-    start = len(proxy.log)
-    settings = _settings(proxy, tmp_path / "c.duckdb", crawl={"max_pages": 60},
-                         fetch={"min_delay": 0.25})  # fmt: skip
-    result, cat = _crawl(settings, seeds)
-    log = proxy.log[start:]
-    assert result.stats.pages == 60 and not result.stats.faults
-    assert result.stats.skipped["robots"] >= 1  # the disallowed seeds
+def _check_log(web: Any, log: list[dict[str, Any]], min_delay: float) -> dict[str, int]:
+    """robots.txt first and obeyed, spacing >= max(min_delay, Crawl-delay); pages per host."""
     by_host: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for rec in log:
         by_host[rec["host"]].append(rec)
-    checked_delay = False
+    counts = {}
     for host, recs in by_host.items():
         assert recs[0]["path"] == "/robots.txt", f"{host}: robots.txt is asked first"
         robots = Protego.parse(web.fetch(f"http://{host}/robots.txt").text())
-        delay = max(0.25, float(robots.crawl_delay("formhunter") or 0.0))
+        delay = max(min_delay, float(robots.crawl_delay("formhunter") or 0.0))
         pages = [r for r in recs if r["path"] != "/robots.txt"]
         for r in pages:
             url = f"http://{host}{r['path']}"
@@ -75,11 +64,35 @@ def test_robots_and_politeness_from_the_server_log(proxy: ProxyHandle, tmp_path:
         times = [r["time"] for r in pages]
         for a, b in pairwise(times):
             assert b - a >= delay - 0.05, f"{host}: {b - a:.3f}s between requests < {delay}"
-        checked_delay |= delay >= 1.0 and len(pages) >= 2
-    assert checked_delay, "a Crawl-delay host was fetched at least twice"
+        counts[host] = len(pages)
+    return counts
+
+
+def test_robots_and_politeness_from_the_server_log(proxy: ProxyHandle, tmp_path: Path) -> None:
+    web = proxy.web
+    hostile = web.hostile()
+    seeds = [*hostile["robots_disallow"][:2], *web.seeds("airfare", 2)]
+    start = len(proxy.log)
+    settings = _settings(proxy, tmp_path / "c.duckdb", crawl={"max_pages": 60},
+                         fetch={"min_delay": 0.25})  # fmt: skip
+    result, cat = _crawl(settings, seeds)
+    assert result.stats.pages == 60 and not result.stats.faults
+    assert result.stats.skipped["robots"] >= 1  # the disallowed seeds
+    counts = _check_log(web, proxy.log[start:], 0.25)
+    assert max(counts.values()) >= 3
     fetched = {r[0] for r in cat.con.execute("SELECT url FROM pages").fetchall()}
     assert len(fetched) == 60
     cat.close()
+    # A host asking for Crawl-delay: 1, crawled alone (depth 0: only the seeds).
+    slow = hostile["crawl_delay"][0]
+    inside = [u for u, _ in web.outlinks(slow) if u.startswith(slow)][:4]
+    start = len(proxy.log)
+    settings = _settings(proxy, tmp_path / "d.duckdb", crawl={"max_pages": 10},
+                         fetch={"min_delay": 0.0}, frontier={"max_depth": 0})  # fmt: skip
+    result, cat = _crawl(settings, [slow, *inside])
+    cat.close()
+    counts = _check_log(web, proxy.log[start:], 0.0)
+    assert counts == {slow.split("/")[2]: len({slow, *inside})}
 
 
 def test_hostile_parts_are_counted_and_do_not_stop_the_crawl(
@@ -172,4 +185,25 @@ def test_learner_swaps_scorer_and_frontier_is_reranked(
         "SELECT DISTINCT level FROM frontier WHERE state = 'queued'"
     ).fetchall()
     assert {r[0] for r in levels} <= {0, 1, 2}
+    cat.close()
+
+
+@pytest.mark.browser
+def test_render_auto_finds_script_built_forms(proxy: ProxyHandle, tmp_path: Path) -> None:
+    from formhunter.simweb.truth import form_rows
+
+    web = proxy.web
+    url = web.hostile()["js_form"][0]
+    spec = web.page(url)
+    assert spec is not None
+    js_only = {f["signature"] for f in form_rows(spec) if f["js_only"]}
+    static = {f["signature"] for f in form_rows(spec) if not f["js_only"]}
+    settings = _settings(proxy, tmp_path / "r.duckdb", crawl={"max_pages": 1},
+                         render={"mode": "auto"}, frontier={"max_depth": 0})  # fmt: skip
+    result, cat = _crawl(settings, [url])
+    assert not result.stats.faults and result.stats.stage["render"] > 0
+    rows = dict(cat.con.execute("SELECT signature, rendered FROM forms").fetchall())
+    assert js_only and all(rows.get(sig) is True for sig in js_only), rows
+    assert all(rows.get(sig) is False for sig in static), rows
+    assert cat.con.execute("SELECT rendered FROM pages").fetchall() == [(True,)]
     cat.close()
