@@ -89,9 +89,11 @@ class FrontierSettings:
 
     def __post_init__(self) -> None:
         for name in ("levels", "refill_per_level", "rerank_batch", "max_url_length",
-                     "max_depth", "max_repeated_segments", "max_links_per_page"):
+                     "max_repeated_segments", "max_links_per_page"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"frontier: {name} must be at least 1")
+        if self.max_depth < 0:
+            raise ConfigError("frontier: max_depth must not be negative (0: only the seeds)")
 
 
 @dataclass(frozen=True)

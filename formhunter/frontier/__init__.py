@@ -100,15 +100,20 @@ class Frontier:
         return True
 
     def add_scored(self, records: Sequence[LinkRecord], hosts: Sequence[str],
-                   levels: np.ndarray, scores: np.ndarray, *, at_page: int = 0) -> int:  # fmt: skip
-        """Persist new links with the scorer's (levels, scores); returns how many were new."""
+                   levels: np.ndarray, scores: np.ndarray, *,
+                   at_page: int | Sequence[int] = 0) -> int:  # fmt: skip
+        """Persist new links with the scorer's (levels, scores); returns how many were new.
+        ``at_page``: the page count when each link was found (one for all, or one each)."""
         lv = level_of(levels, scores, self.n_levels)
+        pages = [at_page] * len(records) if isinstance(at_page, int) else at_page
         n = 0
-        for rec, host, level, score in zip(records, hosts, lv.tolist(), scores.tolist(),
-                                           strict=True):  # fmt: skip
-            if rec.url in self.store.seen:
+        seen, add = self.store.seen, self.store.add
+        for rec, host, level, score, p in zip(records, hosts, lv.tolist(),
+                                              np.asarray(scores, dtype=np.float64).tolist(),
+                                              pages, strict=True):  # fmt: skip
+            if rec.url in seen:
                 continue
-            self.store.add(rec, host, level, score, at_page=at_page)
+            add(rec, host, level, score, at_page=p)
             n += 1
         return n
 
