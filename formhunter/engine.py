@@ -8,8 +8,10 @@ Data flow of one page, in order (the numbers are those of the architecture):
    host is ready (politeness); memory is refilled from the persistent frontier
    when it runs dry. Links of a site that hit its stopping criteria are skipped.
 3. The fetcher (``formhunter.fetch.Fetcher``) downloads it; up to
-   ``max_in_flight`` fetches run concurrently as asyncio tasks. Everything after
-   the fetch runs in the event loop, one page at a time, in completion order.
+   ``max_in_flight`` fetches run concurrently as asyncio tasks. With ``render``
+   auto/always the task also parses the page and, where needed, renders it in
+   headless chromium (``formhunter.fetch.render``). The fetches that completed
+   together are then processed as one batch in the event loop, stage by stage.
 4. ``parse_page`` builds the DOM once: text, links with context, forms.
 5. The page classifier gives Pr(on topic).
 6. The critic judges each form (searchable? domain? relevant?).
