@@ -35,7 +35,7 @@ POSITIVE = {
     ),
     "script-builds-form:markup": doc(
         "<div id='box'></div><script>document.getElementById('box').innerHTML = "
-        "'<form action=\"/find\"><input name=\"title\"><button>Go</button></form>';</script>"
+        '\'<form action="/find"><input name="title"><button>Go</button></form>\';</script>'
     ),
     "script-builds-form:controls": doc(
         "<p>" + LONG_TEXT + "</p><script>var q=document.createElement('input');q.name='query';"
@@ -57,12 +57,10 @@ POSITIVE = {
         "<script async src='https://cse.google.com/cse.js?cx=1'></script>"
     ),
     "empty-mount:#root": doc(
-        "<noscript>You need to enable JavaScript to run this app.</noscript><div id=\"root\"></div>"
-        "<script src=\"/static/js/main.4f2a.js\"></script>"
+        '<noscript>You need to enable JavaScript to run this app.</noscript><div id="root"></div>'
+        '<script src="/static/js/main.4f2a.js"></script>'
     ),
-    "empty-mount:view": doc(
-        "<h1>Books</h1><div ng-view></div><script src='/angular.js'></script>"
-    ),
+    "empty-mount:view": doc("<h1>Books</h1><div ng-view></div><script src='/angular.js'></script>"),
     "orphan-search-input": doc(
         "<p>" + LONG_TEXT + "</p><div class='top'><input type='search' name='q' "
         "placeholder='Search books'></div><script src='/search.js'></script>"
@@ -112,10 +110,10 @@ NEGATIVE = {
         "<script src='/runtime.js'></script>"
     ),
     "JSON-LD search action and JSON data": doc(
-        "<p>" + LONG_TEXT + "</p><script type='application/ld+json'>{\"@type\":\"WebSite\","
-        "\"potentialAction\":{\"@type\":\"SearchAction\",\"query-input\":"
+        "<p>" + LONG_TEXT + '</p><script type=\'application/ld+json\'>{"@type":"WebSite",'
+        '"potentialAction":{"@type":"SearchAction","query-input":'
         "\"required name=search_term_string\"}}</script><script type='application/json'>"
-        "{\"tpl\":\"<form><input name=q></form>\"}</script>"
+        '{"tpl":"<form><input name=q></form>"}</script>'
     ),
     "empty widgets that are not forms": doc(
         "<p>" + LONG_TEXT + "</p><div id='fb-root'></div><div class='ad-slot'></div>"
@@ -129,7 +127,7 @@ NEGATIVE = {
     ),
     "hidden input built near a search word": doc(
         "<form action='/s'><input name='q'></form><p>" + LONG_TEXT + "</p><script>"
-        "$('.pubtype').append($('<input type=\"hidden\" name=\"maxrow\" value=\"18\" />'));"
+        '$(\'.pubtype\').append($(\'<input type="hidden" name="maxrow" value="18" />\'));'
         "</script>"
     ),
 }

@@ -20,8 +20,9 @@ points at a closed port so that anything that slips past interception fails:
   script from another host is missed; this keeps every request under the
   crawl's own politeness and never contacts hosts the frontier did not pick);
 * images, media, fonts, stylesheets and everything else are aborted: the DOM
-  does not need them; so are further navigations (JavaScript redirects,
-  reloads), frames, and non-GET requests (a crawler never submits data).
+  does not need them; so are frames and non-GET requests (a crawler never
+  submits data). Further navigations of the page (JavaScript redirects,
+  reloads) get ``204 No Content``, which cancels them and keeps the DOM.
 
 Set-Cookie headers are dropped: the browser keeps no state between pages, as
 the fetcher keeps none.
@@ -112,6 +113,10 @@ _PASSED_HEADERS = ("content-type", "content-language", "content-security-policy"
 _SUB_HEADERS = ("content-type", "access-control-allow-origin", "access-control-allow-credentials")
 _NOT_FETCHED = frozenset({"robots", "robots-unreachable", "forbidden-address", "bad-url"})
 _TICK_JS = "() => new Promise(r => setTimeout(r, 0))"
+_COMPLETE_JS = """() => new Promise(r => {
+  const done = () => document.readyState === 'complete' && (r(), true);
+  if (!done()) document.addEventListener('readystatechange', done);
+})"""
 
 
 def find_chromium(configured: str | None = None) -> str:
@@ -415,7 +420,11 @@ class Renderer:
     async def _load(self, slot: _Slot, job: _Job) -> str:
         page = slot.page
         async with asyncio.timeout_at(self._loop_deadline(job)):
-            await page.goto(job.url, wait_until="load", timeout=0)
+            # "commit", then readyState "complete" seen from inside the page: after a
+            # script starts a navigation (cancelled, see _answer) Playwright never
+            # sees the load event, so goto(wait_until="load") would wait forever
+            await page.goto(job.url, wait_until="commit", timeout=0)
+            await page.evaluate(_COMPLETE_JS)
             await self._settle(page, job)
             html: str = await page.content()
         if slot.crashed:
@@ -507,9 +516,13 @@ class Renderer:
                 headers = {k: job.headers[k] for k in _PASSED_HEADERS if k in job.headers}
                 headers.setdefault("content-type", "text/html")
                 await route.fulfill(status=job.status, headers=headers, body=job.body)
+            elif req.frame.parent_frame is None:
+                # 204 No Content cancels a navigation and keeps the current document
+                # (an aborted one would replace it with an error page)
+                self.stats.blocked["navigation"] += 1
+                await route.fulfill(status=204, body=b"")
             else:
-                await self._block(route, "navigation" if req.frame.parent_frame is None
-                                  else "frame")  # fmt: skip
+                await self._block(route, "frame")
             return
         if kind not in FETCHED_TYPES:
             await self._block(route, f"type:{kind}")
