@@ -1,0 +1,453 @@
+"""The harvest benchmark: strategies side by side on the simulated web, against the ceiling.
+
+Every strategy crawls the same simulated web from the same seeds with the same
+page budget, each run in its own DuckDB catalogue, through the simweb forward
+proxy on loopback (a subprocess, so that server and crawler do not share one
+GIL; no politeness delay, high concurrency). Two references: ``omniscient``
+(``oracle.omniscient``: the ceiling, computed from the ground truth) and
+``random`` (the engine's random strategy: the floor); both are always run.
+Repeat ``r`` uses seed set ``r`` (``seed_set``) for every strategy.
+
+A run is judged twice: by the crawler's own critic (``forms.relevant``: what the
+crawler believes) and by the truth (catalogue forms joined with the truth's
+forms on site and signature: the honest count). Pages are on topic per the
+truth when the page is about the domain. See ``report`` for the files written.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import random
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from formhunter.bench.oracle import Curve, TruthGraph, domain_bit, load_or_build, omniscient
+from formhunter.exceptions import ConfigError, UsageError
+
+log = logging.getLogger(__name__)
+
+REFERENCES = ("omniscient", "random")
+DEFAULT_STRATEGIES = ("bfs", "baseline", "ache", "ache-apprentice", "cfc")
+
+
+@dataclass(frozen=True)
+class HarvestPlan:
+    """What to run. ``strategies`` are engine strategy names (``omniscient`` and
+    ``random`` are added); ``out`` the report folder; ``cache_dir`` where the truth
+    graph is cached (None: rebuilt every time)."""
+
+    domains: tuple[str, ...] = ("airfare", "book", "movie")
+    strategies: tuple[str, ...] = DEFAULT_STRATEGIES
+    pages: int = 3000
+    repeats: int = 1
+    sites: int = 500
+    seed: int = 7
+    seeds_per_domain: int = 10
+    out: Path = Path("reports/harvest")
+    cache_dir: Path | None = None
+    concurrency: int = 64
+    slow_delay: float = 0.5
+    keep_catalogues: bool = False
+
+    def engine_strategies(self) -> list[str]:
+        """Engine strategies to run, in order: the given ones, then random (floor)."""
+        out = [s for s in self.strategies if s != "omniscient"]
+        if "random" not in out:
+            out.append("random")
+        return list(dict.fromkeys(out))
+
+
+def validate(plan: HarvestPlan) -> None:
+    """UsageError for unknown domains/strategies or bad numbers (before any work)."""
+    from formhunter.strategies import get_strategy
+
+    for d in plan.domains:
+        domain_bit(d)
+    for s in plan.engine_strategies():
+        try:
+            get_strategy(s)
+        except ConfigError as exc:
+            raise UsageError(str(exc)) from None
+    if plan.pages < 1 or plan.repeats < 1 or plan.sites < 1 or plan.seeds_per_domain < 1:
+        raise UsageError("--pages, --repeats, --sites and --seeds-per-domain must be >= 1")
+    if not plan.domains:
+        raise UsageError("--domains: give at least one domain")
+
+
+def seed_set(web: Any, domain: str, k: int, repeat: int) -> list[str]:
+    """Seed URLs of ``repeat``: repeat 0 takes the first ``k`` of ``web.seeds`` (as
+    ``simweb seeds`` prints them); repeat r > 0 a random sample of ``k`` from a pool
+    of the first ``4 k`` (deterministic in the web's seed, the domain and r)."""
+    if repeat == 0:
+        return list(web.seeds(domain, k))
+    pool = list(web.seeds(domain, 4 * k))
+    rng = random.Random(f"{web.seed}/{domain}/{repeat}")
+    return rng.sample(pool, min(k, len(pool)))
+
+
+# -- the proxy -------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def proxy_process(seed: int, sites: int, slow_delay: float) -> Iterator[str]:
+    """A ``formhunter simweb serve`` subprocess on a free loopback port; yields its URL.
+
+    Its stderr goes to a temporary file (a pipe nobody reads could fill and block it)."""
+    import tempfile
+
+    cmd = [sys.executable, "-m", "formhunter.cli", "simweb", "serve", "--port", "0",
+           "--seed", str(seed), "--sites", str(sites), "--slow-delay", str(slow_delay)]  # fmt: skip
+    with tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True)
+        try:
+            assert proc.stdout is not None
+            line = proc.stdout.readline()
+            if "http://" not in line:
+                proc.wait(timeout=10)
+                err.seek(0)
+                raise UsageError(f"the simweb proxy did not start: {line}{err.read()[-500:]}")
+            yield "http://" + line.split("http://", 1)[1].split()[0]
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            if proc.stdout is not None:
+                proc.stdout.close()
+
+
+# -- one run ---------------------------------------------------------------------
+
+
+@dataclass
+class RunResult:
+    """One crawl (or the oracle), judged: per-page curves and the figures of ``metrics``."""
+
+    strategy: str
+    domain: str
+    repeat: int
+    curves: pd.DataFrame
+    metrics: dict[str, Any] = field(default_factory=dict)
+
+
+def bench_settings(domain: str, strategy: str, pages: int, db: Path, proxy: str,
+                   concurrency: int, random_state: int) -> Any:  # fmt: skip
+    """Settings of a benchmark crawl: the defaults, through the proxy, no politeness delay."""
+    from formhunter.config import load_settings
+
+    return load_settings(None, {
+        "crawl": {"domain": domain, "strategy": strategy, "max_pages": pages, "db": str(db),
+                  "random_state": random_state, "commit_every_pages": 1000,
+                  "commit_every_seconds": 30.0},
+        "fetch": {"proxy": proxy, "min_delay": 0.0, "concurrency": concurrency,
+                  "read_timeout": 5.0, "total_timeout": 10.0, "retries": 1,
+                  "backoff_base": 0.2, "max_crawl_delay": 2.0},
+    })  # fmt: skip
+
+
+def _learner_extras(engine: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for learner in getattr(engine, "learners", []):
+        savings = getattr(learner, "savings", None)
+        if savings is not None and callable(getattr(savings, "stats", None)):
+            out["cfc_savings"] = dict(savings.stats())
+    return out
+
+
+Frames = tuple[Any, pd.DataFrame, pd.DataFrame, dict[str, Any]]
+
+
+def crawl_run(strategy: str, domain: str, seeds: Sequence[str], pages: int, repeat: int,
+              proxy: str, db: Path, concurrency: int = 64,
+              on_page: Callable[[int], None] | None = None) -> Frames:  # fmt: skip
+    """Crawl once; returns (CrawlResult, pages frame, forms frame, extras)."""
+    from formhunter.catalogue import Catalogue
+    from formhunter.engine import crawl
+
+    settings = bench_settings(domain, strategy, pages, db, proxy, concurrency, repeat)
+    extras: dict[str, Any] = {}
+
+    def listener(event: str, engine: Any) -> None:
+        if event == "page" and on_page is not None:
+            on_page(engine.stats.pages)
+        elif event == "end":
+            extras.update(_learner_extras(engine))
+
+    t0 = time.perf_counter()
+    with Catalogue(db) as cat:
+        result = asyncio.run(crawl(settings, cat, seeds=seeds, listeners=[listener]))
+        rid = result.run_id
+        pages_df = cat.con.execute(
+            "SELECT seq, url, coalesce(on_topic, false) AS on_topic FROM pages"
+            " WHERE run_id = ? ORDER BY seq", [rid]).df()  # fmt: skip
+        forms_df = cat.con.execute(
+            "SELECT found_after_pages, site, signature, coalesce(relevant, false) AS relevant,"
+            " coalesce(searchable, false) AS searchable FROM forms WHERE run_id = ?",
+            [rid],
+        ).df()
+    extras["wall_s"] = time.perf_counter() - t0
+    extras["crawl_s"] = result.stats.seconds
+    return result, pages_df, forms_df, extras
+
+
+def judge(graph: TruthGraph, domain: str, pages_df: pd.DataFrame,
+          forms_df: pd.DataFrame) -> dict[str, np.ndarray]:  # fmt: skip
+    """Per-page cumulative curves of one crawl, by the truth and by the critic."""
+    n = len(pages_df)
+    bit = domain_bit(domain)
+    rel_key = graph.relevant_keys(domain)
+    keys = graph.keys
+    nodes = np.asarray([graph.node_of(u) for u in pages_df["url"].tolist()], dtype=np.int64)
+    known = nodes >= 0
+    on_topic = np.zeros(n, dtype=bool)
+    on_topic[known] = (graph.topics[nodes[known]] & bit) != 0
+
+    def cum(mask: np.ndarray) -> np.ndarray:
+        at = forms_df["found_after_pages"].to_numpy(dtype=np.int64)[mask]
+        counts = np.bincount(np.clip(at, 1, max(n, 1)) - 1, minlength=n)[:n]
+        return np.cumsum(counts)
+
+    pairs = zip(forms_df["site"], forms_df["signature"], strict=True)
+    kid = np.asarray([keys.get((s, g), -1) for s, g in pairs], dtype=np.int64)
+    in_truth = kid >= 0
+    t_rel = np.zeros(len(kid), dtype=bool)
+    t_srch = np.zeros(len(kid), dtype=bool)
+    t_rel[in_truth] = rel_key[kid[in_truth]]
+    t_srch[in_truth] = graph.key_searchable[kid[in_truth]]
+    sites = forms_df["site"].to_numpy()[t_rel]
+    return {
+        "relevant": cum(t_rel), "searchable": cum(t_srch),
+        "relevant_critic": cum(forms_df["relevant"].to_numpy(dtype=bool)),
+        "searchable_critic": cum(forms_df["searchable"].to_numpy(dtype=bool)),
+        "on_topic": on_topic,
+        "on_topic_critic": pages_df["on_topic"].to_numpy(dtype=bool),
+        "sites_relevant": np.asarray([len(set(sites.tolist()))]),
+        "forms_unmatched": np.asarray([int((~in_truth).sum())]),
+        "pages_unmatched": np.asarray([int((~known).sum())]),
+    }  # fmt: skip
+
+
+def curve_frame(strategy: str, domain: str, repeat: int,
+                c: dict[str, np.ndarray]) -> pd.DataFrame:  # fmt: skip
+    n = len(c["on_topic"])
+    return pd.DataFrame({
+        "strategy": strategy, "domain": domain, "repeat": repeat,
+        "seq": np.arange(1, n + 1, dtype=np.int64),
+        "relevant_so_far": c["relevant"],
+        "relevant_critic_so_far": pd.array(c["relevant_critic"], dtype="Int64"),
+        "searchable_so_far": c["searchable"],
+        "searchable_critic_so_far": pd.array(c["searchable_critic"], dtype="Int64"),
+        "on_topic": c["on_topic"], "on_topic_critic": c["on_topic_critic"],
+    })  # fmt: skip
+
+
+def metrics(c: dict[str, np.ndarray], omni: Curve | None) -> dict[str, Any]:
+    """The table's figures for one run (ARCHITECTURE.md §5)."""
+    n = len(c["on_topic"])
+    last = lambda a: int(a[-1]) if len(a) else 0  # noqa: E731
+    rel, srch = last(c["relevant"]), last(c["searchable"])
+    off = int(n - c["on_topic"].sum())
+    m: dict[str, Any] = {
+        "pages": n, "relevant": rel, "relevant_critic": last(c["relevant_critic"]),
+        "searchable": srch, "searchable_critic": last(c["searchable_critic"]),
+        "harvest_relevant": rel / n if n else 0.0, "harvest_searchable": srch / n if n else 0.0,
+        "off_topic_pages": off, "loss_rate": off / n if n else 0.0,
+        "sites_relevant": int(c["sites_relevant"][0]),
+        "forms_unmatched": int(c["forms_unmatched"][0]),
+        "pages_unmatched": int(c["pages_unmatched"][0]),
+    }  # fmt: skip
+    if omni is not None and omni.pages:
+        o = int(omni.relevant[min(n, omni.pages) - 1]) if n else 0
+        m["omniscient_at_pages"] = o
+        m["ratio_omniscient"] = rel / o if o else float("nan")
+    return m
+
+
+def oracle_run(graph: TruthGraph, domain: str, seeds: Sequence[str], pages: int,
+               repeat: int) -> tuple[Curve, RunResult]:  # fmt: skip
+    t0 = time.perf_counter()
+    curve = omniscient(graph, domain, seeds, pages)
+    dt = time.perf_counter() - t0
+    n = curve.pages
+    keys = np.zeros(0, dtype=np.int64)  # sites with a relevant form found by the oracle
+    if n:
+        fetched = np.zeros(graph.n, dtype=bool)
+        fetched[curve.nodes] = True
+        occ = fetched[graph.occ_node] & graph.relevant_keys(domain)[graph.occ_key]
+        keys = np.unique(graph.occ_key[occ])
+    c = {
+        "relevant": curve.relevant, "searchable": curve.searchable,
+        "relevant_critic": np.full(n, -1), "searchable_critic": np.full(n, -1),
+        "on_topic": curve.on_topic, "on_topic_critic": curve.on_topic,
+        "sites_relevant": np.asarray([len({graph.key_site[k] for k in keys.tolist()})]),
+        "forms_unmatched": np.asarray([0]), "pages_unmatched": np.asarray([0]),
+    }  # fmt: skip
+    m = metrics(c, curve)
+    m.update(relevant_critic=None, searchable_critic=None, wall_s=dt, crawl_s=dt,
+             pages_per_s=None, learning_iterations=0, reason="budget" if n >= pages
+             else "exhausted", faults=0, errors=0, recomputes=curve.recomputes)  # fmt: skip
+    frame = curve_frame("omniscient", domain, repeat, c)
+    for col in ("relevant_critic_so_far", "searchable_critic_so_far"):
+        frame[col] = pd.array([pd.NA] * n, dtype="Int64")
+    return curve, RunResult("omniscient", domain, repeat, frame, m)
+
+
+# -- the whole benchmark ----------------------------------------------------------
+
+
+@dataclass
+class HarvestResult:
+    plan: HarvestPlan
+    runs: list[RunResult]
+    totals: dict[str, dict[str, int]]
+    seeds: dict[str, list[list[str]]]
+    interrupted: bool = False
+    seconds: float = 0.0
+
+    def runs_frame(self) -> pd.DataFrame:
+        rows = [{"strategy": r.strategy, "domain": r.domain, "repeat": r.repeat, **r.metrics}
+                for r in self.runs]  # fmt: skip
+        return pd.DataFrame(rows)
+
+    def curves_frame(self) -> pd.DataFrame:
+        if not self.runs:
+            return pd.DataFrame()
+        frames = [r.curves for r in self.runs]
+        return pd.concat(frames, ignore_index=True)
+
+
+def run_harvest(plan: HarvestPlan, *, progress: bool = True,
+                say: Callable[[str], None] = print) -> HarvestResult:  # fmt: skip
+    """Run every (repeat, domain, strategy) of ``plan`` plus the oracle; see module doc."""
+    from formhunter.simweb import SimWeb
+
+    validate(plan)
+    t_start = time.perf_counter()
+    web = SimWeb(seed=plan.seed, n_sites=plan.sites, slow_delay=plan.slow_delay)
+    say(f"truth graph of the simulated web (seed {plan.seed}, {plan.sites} sites)"
+        f"{'' if plan.cache_dir else ' (no cache: built now)'} ...")  # fmt: skip
+    t0 = time.perf_counter()
+    graph = load_or_build(web, plan.cache_dir)
+    say(f"  {graph.n} nodes, {len(graph.indices)} links, {len(graph.key_site)} distinct forms"
+        f" ({time.perf_counter() - t0:.1f}s)")  # fmt: skip
+    strategies = plan.engine_strategies()
+    db_dir = plan.out / "catalogues"
+    db_dir.mkdir(parents=True, exist_ok=True)
+    totals = {d: graph.totals(d) for d in plan.domains}
+    seeds: dict[str, list[list[str]]] = {d: [] for d in plan.domains}
+    runs: list[RunResult] = []
+    n_runs = plan.repeats * len(plan.domains) * (len(strategies) + 1)
+    interrupted = False
+    with proxy_process(plan.seed, plan.sites, plan.slow_delay) as proxy, \
+            _progress(progress, n_runs, plan.pages) as bar:  # fmt: skip
+        for rep in range(plan.repeats):
+            for domain in plan.domains:
+                sd = seed_set(web, domain, plan.seeds_per_domain, rep)
+                seeds[domain].append(sd)
+                bar.run(f"omniscient {domain} r{rep}")
+                omni, res = oracle_run(graph, domain, sd, plan.pages, rep)
+                runs.append(res)
+                bar.done()
+                for strategy in strategies:
+                    bar.run(f"{strategy} {domain} r{rep}")
+                    db = db_dir / f"{domain}-{strategy}-r{rep}.duckdb"
+                    for p in (db, db.with_name(db.name + ".wal")):
+                        p.unlink(missing_ok=True)
+                    result, pages_df, forms_df, extras = crawl_run(
+                        strategy, domain, sd, plan.pages, rep, proxy, db, plan.concurrency,
+                        on_page=bar.page)  # fmt: skip
+                    c = judge(graph, domain, pages_df, forms_df)
+                    m = metrics(c, omni)
+                    st = result.stats
+                    m.update(wall_s=extras.pop("wall_s"), crawl_s=extras.pop("crawl_s"),
+                             pages_per_s=st.pages_per_second,
+                             learning_iterations=st.learning_iterations, reason=result.reason,
+                             faults=sum(st.faults.values()), errors=st.n_errors,
+                             extras=json.dumps(extras) if extras else "")  # fmt: skip
+                    runs.append(RunResult(strategy, domain, rep,
+                                          curve_frame(strategy, domain, rep, c), m))  # fmt: skip
+                    if not plan.keep_catalogues:
+                        for p in (db, db.with_name(db.name + ".wal")):
+                            p.unlink(missing_ok=True)
+                    bar.done()
+                    if result.reason == "interrupted":
+                        interrupted = True
+                        break
+                if interrupted:
+                    break
+            if interrupted:
+                break
+    if not plan.keep_catalogues:
+        shutil.rmtree(db_dir, ignore_errors=True)
+    return HarvestResult(plan, runs, totals, seeds, interrupted,
+                         time.perf_counter() - t_start)  # fmt: skip
+
+
+class _Bar:
+    """A rich progress display over runs (and pages of the current run); or nothing."""
+
+    def __init__(self, progress: Any, total: int, pages: int) -> None:
+        self.p = progress
+        self.pages = pages
+        if progress is not None:
+            self.runs = progress.add_task("runs", total=total)
+            self.cur = progress.add_task("", total=pages)
+
+    def run(self, name: str) -> None:
+        if self.p is not None:
+            self.p.update(self.cur, description=name, completed=0)
+
+    def page(self, n: int) -> None:
+        if self.p is not None and n % 25 == 0:
+            self.p.update(self.cur, completed=n)
+
+    def done(self) -> None:
+        if self.p is not None:
+            self.p.update(self.cur, completed=self.pages)
+            self.p.advance(self.runs)
+
+
+@contextlib.contextmanager
+def _progress(enabled: bool, total: int, pages: int) -> Iterator[_Bar]:
+    if not enabled:
+        yield _Bar(None, total, pages)
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("{task.description:28s}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), transient=False) as p:  # fmt: skip
+        yield _Bar(p, total, pages)
+
+
+def default_report_dir(kind: str) -> Path:
+    """reports/<date>-<short commit>/<kind>/ (commit: ``git rev-parse``, else "nogit")."""
+    import datetime as dt
+
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True, check=True, timeout=10).stdout.strip()  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        commit = "nogit"
+    return Path("reports") / f"{dt.date.today().isoformat()}-{commit}" / kind
+
+
+def default_cache_dir() -> Path:
+    """Where truth graphs are cached: $FORMHUNTER_CACHE, else ~/.cache/formhunter/bench."""
+    env = os.environ.get("FORMHUNTER_CACHE")
+    base = Path(env) if env else Path.home() / ".cache" / "formhunter"
+    return base / "bench"

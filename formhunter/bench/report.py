@@ -1,0 +1,289 @@
+"""Report files of the benchmarks: markdown tables, parquet curves, PNG plots, JSON.
+
+``write_harvest(result, out)`` writes into ``out``:
+
+- ``report.md``: one table per domain (mean ± sd over repeats), the web's totals,
+  the "Paper claims vs formhunter" section (``claims``) and the plots' paths;
+- ``runs.csv``: one row per run with every figure of ``harvest.metrics``;
+- ``curves.parquet``: strategy, domain, repeat, seq, relevant_so_far (truth),
+  relevant_critic_so_far, searchable_so_far (truth), searchable_critic_so_far,
+  on_topic (truth), on_topic_critic;
+- ``harvest-<domain>.png`` per domain and ``harvest-grid.png``: relevant forms
+  (truth) against pages fetched, one line per strategy (mean, band = ± sd).
+
+Plots use matplotlib's Agg backend (no display needed).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+if TYPE_CHECKING:
+    from formhunter.bench.harvest import HarvestResult
+
+#: Table columns: (header, runs.csv column, format).
+COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("pages", "pages", "{:.0f}"),
+    ("relevant (truth)", "relevant", "{:.1f}"),
+    ("relevant (critic)", "relevant_critic", "{:.1f}"),
+    ("searchable (truth)", "searchable", "{:.1f}"),
+    ("HR relevant %", "harvest_relevant", "{:.2%}"),
+    ("HR searchable %", "harvest_searchable", "{:.2%}"),
+    ("loss rate", "loss_rate", "{:.1%}"),
+    ("sites w/ relevant", "sites_relevant", "{:.1f}"),
+    ("ratio to omniscient", "ratio_omniscient", "{:.2f}"),
+    ("wall s", "wall_s", "{:.1f}"),
+    ("learning iter.", "learning_iterations", "{:.1f}"),
+)
+PAPER_GAIN = (0.34, 5.85)  # ACHE: online learning vs baseline, more relevant forms
+PAPER_LOSS_CUT = (0.30, 0.90)  # apprentice: fewer off-topic pages
+PAPER_CFC_SAVED = 0.30  # CFC: fewer pages at about the baseline's harvest rate
+
+
+def _cell(values: pd.Series, fmt: str) -> str:
+    v = pd.to_numeric(values, errors="coerce").dropna()
+    if v.empty:
+        return "–"
+    text = fmt.format(v.mean()).replace("%", "")
+    if len(v) > 1:
+        sd = fmt.format(v.std(ddof=1)).replace("%", "")
+        text += f" ± {sd}"
+    return text
+
+
+def order_strategies(names: Sequence[str]) -> list[str]:
+    """omniscient first, random last, the rest in their given order."""
+    names = list(dict.fromkeys(names))
+    mid = [n for n in names if n not in ("omniscient", "random")]
+    return (["omniscient"] if "omniscient" in names else []) + mid + (
+        ["random"] if "random" in names else [])  # fmt: skip
+
+
+def domain_table(runs: pd.DataFrame, domain: str) -> str:
+    """Markdown table of one domain: one row per strategy, mean ± sd over repeats."""
+    d = runs[runs["domain"] == domain]
+    head = "| strategy | " + " | ".join(h for h, _, _ in COLUMNS) + " |"
+    sep = "|---|" + "---:|" * len(COLUMNS)
+    lines = [head, sep]
+    for s in order_strategies(d["strategy"].tolist()):
+        r = d[d["strategy"] == s]
+        cells = [_cell(r[c], f) if c in r else "–" for _, c, f in COLUMNS]
+        lines.append(f"| {s} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _mean(runs: pd.DataFrame, domain: str, strategy: str, col: str) -> float:
+    r = runs[(runs["domain"] == domain) & (runs["strategy"] == strategy)]
+    v = pd.to_numeric(r[col], errors="coerce").dropna() if col in r else pd.Series(dtype=float)
+    return float(v.mean()) if len(v) else math.nan
+
+
+def _pages_to_reach(curves: pd.DataFrame, domain: str, strategy: str, target: float) -> float:
+    """Mean over repeats of the pages needed to reach ``target`` relevant forms (nan: never)."""
+    c = curves[(curves["domain"] == domain) & (curves["strategy"] == strategy)]
+    out = []
+    for _, g in c.groupby("repeat"):
+        hit = g.loc[g["relevant_so_far"] >= target, "seq"]
+        out.append(float(hit.min()) if len(hit) else math.nan)
+    return float(np.mean(out)) if out else math.nan
+
+
+def _pct(x: float) -> str:
+    return "n/a" if math.isnan(x) else f"{x:+.0%}"
+
+
+def claims(runs: pd.DataFrame, curves: pd.DataFrame, domains: Sequence[str]) -> str:
+    """The "Paper claims vs formhunter" section, computed from the runs (truth counts)."""
+    have = set(runs["strategy"])
+    lines = ["## Paper claims vs formhunter", ""]
+    if "baseline" not in have:
+        return "\n".join([*lines, "No baseline run: nothing to compare against."])
+    online = [s for s in ("ache", "ache-offline-online", "ache-apprentice") if s in have]
+    lines += [
+        f"**Online learning** (ACHE: {PAPER_GAIN[0]:.0%} to {PAPER_GAIN[1]:.0%} more relevant "
+        "forms than the baseline). Relevant forms (truth), change against the baseline:", "",
+    ]  # fmt: skip
+    if online:
+        lines += ["| domain | baseline | " + " | ".join(online) + " |",
+                  "|---|---:|" + "---:|" * len(online)]  # fmt: skip
+    for d in domains if online else ():
+        b = _mean(runs, d, "baseline", "relevant")
+        cells = []
+        for s in online:
+            v = _mean(runs, d, s, "relevant")
+            cells.append(f"{v:.1f} ({_pct(v / b - 1) if b else 'n/a'})")
+        lines.append(f"| {d} | {b:.1f} | " + " | ".join(cells) + " |")
+    if not online:
+        lines.append("(no online-learning strategy was run)")
+    lines += ["", f"**Apprentice** (Chakrabarti et al.: {PAPER_LOSS_CUT[0]:.0%} to "
+              f"{PAPER_LOSS_CUT[1]:.0%} fewer off-topic pages). Off-topic pages fetched (truth), "
+              "same budget:", ""]  # fmt: skip
+    if "ache-apprentice" in have:
+        lines += ["| domain | baseline | ache | ache-apprentice | cut vs baseline | cut vs ache |",
+                  "|---|---:|---:|---:|---:|---:|"]  # fmt: skip
+        for d in domains:
+            b = _mean(runs, d, "baseline", "off_topic_pages")
+            a = _mean(runs, d, "ache", "off_topic_pages")
+            p = _mean(runs, d, "ache-apprentice", "off_topic_pages")
+            cut_b = _pct(1 - p / b) if b else "n/a"
+            cut_a = _pct(1 - p / a) if a and not math.isnan(a) else "n/a"
+            lines.append(f"| {d} | {b:.0f} | {a:.0f} | {p:.0f} | {cut_b} | {cut_a} |")
+    else:
+        lines.append("(ache-apprentice was not run)")
+    lines += ["", f"**CFC URL scorer** (Dhuliawala et al.: harvest rate within a few percent of "
+              f"the baseline with about {PAPER_CFC_SAVED:.0%} fewer pages). Harvest rate (truth) "
+              "against the baseline, and pages CFC needed to reach the baseline's final count of "
+              "relevant forms:", ""]  # fmt: skip
+    if "cfc" in have:
+        lines += ["| domain | HR baseline | HR cfc | change | baseline pages | cfc pages to "
+                  "reach | pages saved | links sunk (learner) |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|"]  # fmt: skip
+        for d in domains:
+            hb = _mean(runs, d, "baseline", "harvest_relevant")
+            hc = _mean(runs, d, "cfc", "harvest_relevant")
+            target = _mean(runs, d, "baseline", "relevant")
+            pb = _pages_to_reach(curves, d, "baseline", target) if target else math.nan
+            pc = _pages_to_reach(curves, d, "cfc", target) if target else math.nan
+            saved = 1 - pc / pb if pb and not math.isnan(pc) else math.nan
+            sunk = _sunk(runs, d)
+            lines.append(
+                f"| {d} | {hb:.2%} | {hc:.2%} | {_pct(hc / hb - 1) if hb else 'n/a'} | "
+                f"{pb:.0f} | {'never' if math.isnan(pc) else f'{pc:.0f}'} | {_pct(saved)} | "
+                f"{sunk} |"
+            )
+    else:
+        lines.append("(cfc was not run)")
+    return "\n".join(lines)
+
+
+def _sunk(runs: pd.DataFrame, domain: str) -> str:
+    r = runs[(runs["domain"] == domain) & (runs["strategy"] == "cfc")]
+    vals = []
+    for e in r.get("extras", pd.Series(dtype=str)).fillna(""):
+        if e:
+            s = json.loads(e).get("cfc_savings", {})
+            if "fetches_saved" in s:
+                vals.append(s["fetches_saved"])
+    return f"{np.mean(vals):.0f}" if vals else "–"
+
+
+# -- plots -----------------------------------------------------------------------
+
+
+def _band(curves: pd.DataFrame, strategy: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(seq, mean, sd) of relevant_so_far over repeats; a shorter run keeps its last value."""
+    c = curves[curves["strategy"] == strategy]
+    n = int(c["seq"].max())
+    rows = []
+    for _, g in c.groupby("repeat"):
+        y = g.sort_values("seq")["relevant_so_far"].to_numpy(dtype=float)
+        rows.append(np.pad(y, (0, n - len(y)), mode="edge") if len(y) else np.zeros(n))
+    m = np.vstack(rows)
+    return np.arange(1, n + 1), m.mean(axis=0), m.std(axis=0, ddof=1) if len(rows) > 1 else 0 * m[0]
+
+
+def _draw(ax: Any, curves: pd.DataFrame, domain: str) -> None:
+    c = curves[curves["domain"] == domain]
+    for s in order_strategies(c["strategy"].tolist()):
+        x, y, sd = _band(c, s)
+        style = {"omniscient": dict(color="black", linestyle="--"),
+                 "random": dict(color="grey", linestyle=":")}.get(s, {})  # fmt: skip
+        line = ax.plot(x, y, label=s, linewidth=1.6, **style)[0]
+        if np.any(sd > 0):
+            ax.fill_between(x, y - sd, y + sd, color=line.get_color(), alpha=0.18, linewidth=0)
+    ax.set_title(domain)
+    ax.set_xlabel("pages fetched")
+    ax.set_ylabel("relevant forms (truth)")
+    ax.grid(alpha=0.3)
+
+
+def plot(curves: pd.DataFrame, domains: Sequence[str], out: Path) -> list[Path]:
+    """One PNG per domain and a grid of all; returns the paths."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    paths = []
+    for d in domains:
+        fig, ax = plt.subplots(figsize=(6.4, 4.4), dpi=110)
+        _draw(ax, curves, d)
+        ax.legend(fontsize=8, loc="upper left")
+        fig.tight_layout()
+        p = out / f"harvest-{d}.png"
+        fig.savefig(p)
+        plt.close(fig)
+        paths.append(p)
+    cols = min(3, len(domains))
+    rows = math.ceil(len(domains) / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(5.2 * cols, 4.0 * rows), dpi=100, squeeze=False)
+    for i, d in enumerate(domains):
+        _draw(axes[i // cols][i % cols], curves, d)
+    for j in range(len(domains), rows * cols):
+        axes[j // cols][j % cols].axis("off")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=min(8, len(labels)), fontsize=9)
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    p = out / "harvest-grid.png"
+    fig.savefig(p)
+    plt.close(fig)
+    return [*paths, p]
+
+
+# -- the harvest report --------------------------------------------------------------
+
+
+def harvest_markdown(result: HarvestResult, plots: Sequence[Path] = ()) -> str:
+    plan = result.plan
+    runs, curves = result.runs_frame(), result.curves_frame()
+    lines = [
+        "# Harvest benchmark", "",
+        f"Simulated web seed {plan.seed}, {plan.sites} sites; budget {plan.pages} pages; "
+        f"{plan.repeats} repeat(s) with {plan.seeds_per_domain} seeds per domain "
+        "(same seeds for every strategy of a repeat); proxy on loopback, no politeness delay, "
+        f"concurrency {plan.concurrency}. Total {result.seconds / 60:.1f} min."
+        + (" **Interrupted: partial results.**" if result.interrupted else ""), "",
+        "Relevant (truth) = distinct forms (site + signature) that the ground truth labels "
+        "relevant for the domain; relevant (critic) = what the crawler's critic believed. "
+        "HR = harvest rate (forms / pages fetched); loss rate = share of fetched pages not "
+        "about the domain (truth); ratio to omniscient = relevant (truth) / the omniscient "
+        "crawler's relevant forms after the same number of pages. Mean ± sd over repeats.", "",
+    ]  # fmt: skip
+    for d in plan.domains:
+        t = result.totals.get(d, {})
+        lines += [f"## {d}", "",
+                  f"The web holds {t.get('relevant_forms', '?')} findable relevant forms "
+                  f"({t.get('searchable_forms', '?')} searchable forms of any domain) on "
+                  f"{t.get('on_topic_pages', '?')} pages about {d} out of {t.get('pages', '?')}.",
+                  "", domain_table(runs, d), ""]  # fmt: skip
+        faults = pd.to_numeric(runs.get("faults", pd.Series(0, index=runs.index)), errors="coerce")
+        bad = runs[(runs["domain"] == d) & (faults > 0)]
+        if len(bad):
+            lines += [f"Component faults in: {', '.join(sorted(set(bad['strategy'])))}.", ""]
+    lines += [claims(runs, curves, plan.domains), ""]
+    if plots:
+        lines += ["## Plots", ""] + [f"- {p}" for p in plots] + [""]
+    return "\n".join(lines)
+
+
+def write_harvest(result: HarvestResult, out: Path) -> dict[str, Path]:
+    """Write the harvest report files (module doc) into ``out``; returns their paths."""
+    out.mkdir(parents=True, exist_ok=True)
+    runs, curves = result.runs_frame(), result.curves_frame()
+    paths = {"runs": out / "runs.csv", "curves": out / "curves.parquet",
+             "report": out / "report.md", "seeds": out / "seeds.json"}  # fmt: skip
+    runs.to_csv(paths["runs"], index=False)
+    curves.to_parquet(paths["curves"], index=False)
+    paths["seeds"].write_text(json.dumps(result.seeds, indent=1), encoding="utf-8")
+    plots = plot(curves, result.plan.domains, out) if len(curves) else []
+    for p in plots:
+        paths[p.stem] = p
+    paths["report"].write_text(harvest_markdown(result, plots), encoding="utf-8")
+    return paths

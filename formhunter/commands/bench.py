@@ -1,0 +1,181 @@
+"""``formhunter bench harvest|throughput``: the figures behind every claim about formhunter.
+
+``harvest`` runs crawl strategies side by side on the simulated web against the
+omniscient ceiling and the random floor (``formhunter.bench.harvest``);
+``throughput`` measures pages/s end to end against a minimal Scrapy spider and the
+parse stage alone (``formhunter.bench.throughput``). Both write a report folder,
+by default ``reports/<date>-<short commit>/<harvest|throughput>/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from formhunter.exceptions import UsageError
+
+
+def _names(text: str) -> tuple[str, ...]:
+    names = tuple(dict.fromkeys(x.strip() for x in text.split(",") if x.strip()))
+    if not names:
+        raise argparse.ArgumentTypeError("give a comma-separated list of names")
+    return names
+
+
+def cmd_harvest(args: argparse.Namespace) -> int:
+    from formhunter.bench.harvest import (
+        HarvestPlan,
+        default_cache_dir,
+        default_report_dir,
+        run_harvest,
+    )
+    from formhunter.bench.report import domain_table, write_harvest
+
+    out = Path(args.out) if args.out else default_report_dir("harvest")
+    plan = HarvestPlan(
+        domains=args.domains, strategies=args.strategies, pages=args.pages,
+        repeats=args.repeats, sites=args.sites, seed=args.seed,
+        seeds_per_domain=args.seeds_per_domain, out=out,
+        cache_dir=None if args.no_cache else Path(args.cache or default_cache_dir()),
+        concurrency=args.concurrency, slow_delay=args.slow_delay,
+        keep_catalogues=args.keep_catalogues,
+    )  # fmt: skip
+    result = run_harvest(plan, progress=not args.quiet and sys.stderr.isatty())
+    paths = write_harvest(result, out)
+    runs = result.runs_frame()
+    for d in plan.domains:
+        print(f"\n## {d}\n")
+        print(domain_table(runs, d))
+    print(f"\nreport: {paths['report']}")
+    for key, p in paths.items():
+        if key.startswith("harvest-"):
+            print(f"plot: {p}")
+    return 130 if result.interrupted else 0
+
+
+def cmd_throughput(args: argparse.Namespace) -> int:
+    from formhunter.bench.harvest import default_report_dir
+    from formhunter.bench.throughput import ThroughputPlan, format_figures, run_throughput, write
+
+    out = Path(args.out) if args.out else default_report_dir("throughput")
+    plan = ThroughputPlan(pages=args.pages, concurrency=args.concurrency, sites=args.sites,
+                          seed=args.seed, domain=args.domain, strategy=args.strategy,
+                          slow_delay=args.slow_delay, skip_scrapy=args.no_scrapy)  # fmt: skip
+    figures = run_throughput(plan, say=lambda s: print(s, file=sys.stderr))
+    print(format_figures(figures))
+    paths = write(figures, out)
+    print(f"\nreport: {paths['report']}")
+    return 0
+
+
+def _positive(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return n
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "bench",
+        help="benchmarks: harvest (strategies vs the omniscient ceiling), throughput",
+        description="Benchmarks on the simulated web that print the figures behind "
+        "formhunter's claims and write a report folder (markdown, parquet, PNG, JSON).",
+    )
+    bsub = p.add_subparsers(dest="bench_command", metavar="BENCHMARK")
+
+    def common(q: argparse.ArgumentParser, pages: int) -> None:
+        q.add_argument(
+            "--pages",
+            type=_positive,
+            default=pages,
+            help=f"page budget of every crawl (default {pages})",
+        )
+        q.add_argument(
+            "--sites", type=_positive, default=500, help="sites of the simulated web (default 500)"
+        )
+        q.add_argument("--seed", type=int, default=7, help="simulated web seed (default 7)")
+        q.add_argument(
+            "--concurrency", type=_positive, default=64, help="requests in flight (default 64)"
+        )
+        q.add_argument(
+            "--slow-delay",
+            type=float,
+            default=0.5,
+            help="seconds the proxy waits on the web's slow pages (default 0.5)",
+        )
+        q.add_argument(
+            "--out",
+            metavar="DIR",
+            help="report folder (default reports/<date>-<commit>/<benchmark>/)",
+        )
+
+    h = bsub.add_parser(
+        "harvest",
+        help="strategies side by side against the omniscient ceiling and the random floor",
+        description="Run crawl strategies on the same simulated web with the same seeds and "
+        "page budget, plus the omniscient crawler (ceiling) and random (floor); judge every "
+        "run by the ground truth and by the crawler's critic; write tables, curves and plots.",
+    )
+    common(h, 3000)
+    h.add_argument(
+        "--domains",
+        type=_names,
+        default=("airfare", "book", "movie"),
+        help="comma-separated domains (default airfare,book,movie)",
+    )
+    h.add_argument(
+        "--strategies",
+        type=_names,
+        default=("bfs", "baseline", "ache", "ache-apprentice", "cfc"),
+        help="comma-separated strategies (default bfs,baseline,ache,"
+        "ache-apprentice,cfc); omniscient and random are always added",
+    )
+    h.add_argument(
+        "--repeats",
+        type=_positive,
+        default=1,
+        help="repeats, each with another seed set (default 1)",
+    )
+    h.add_argument(
+        "--seeds-per-domain",
+        type=_positive,
+        default=10,
+        help="seed URLs per domain and repeat (default 10)",
+    )
+    h.add_argument(
+        "--cache",
+        metavar="DIR",
+        help="where the truth graph is cached (default ~/.cache/formhunter/bench)",
+    )
+    h.add_argument("--no-cache", action="store_true", help="rebuild the truth graph")
+    h.add_argument(
+        "--keep-catalogues",
+        action="store_true",
+        help="keep each run's DuckDB catalogue under OUT/catalogues/",
+    )
+    h.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    h.set_defaults(func=cmd_harvest)
+
+    t = bsub.add_parser(
+        "throughput",
+        help="pages/s end to end vs a minimal Scrapy spider and the parse stage alone",
+        description="Crawl the simulated web through its proxy with formhunter (stage "
+        "profile included), then the same number of pages breadth first with a minimal "
+        "Scrapy spider (same proxy, concurrency and politeness), then parse the same pages "
+        "alone; print the three figures and their ratios.",
+    )
+    common(t, 3000)
+    t.add_argument("--domain", default="airfare", help="domain of the seeds (default airfare)")
+    t.add_argument("--strategy", default="bfs", help="formhunter's strategy (default bfs)")
+    t.add_argument("--no-scrapy", action="store_true", help="skip the Scrapy spider")
+    t.set_defaults(func=cmd_throughput)
+
+    def no_action(args: argparse.Namespace) -> int:
+        raise UsageError("bench needs a benchmark: harvest or throughput (see --help)")
+
+    p.set_defaults(func=no_action)

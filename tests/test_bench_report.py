@@ -1,0 +1,86 @@
+"""The harvest benchmark end to end on a tiny simulated web: tables, curves, plots."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from formhunter.bench.harvest import HarvestPlan, run_harvest, seed_set
+from formhunter.bench.report import write_harvest
+from formhunter.cli import main
+from formhunter.simweb import SimWeb
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def harvest(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Path]]:
+    out = tmp_path_factory.mktemp("harvest")
+    plan = HarvestPlan(
+        domains=("airfare",),
+        strategies=("baseline",),
+        pages=150,
+        sites=40,
+        seeds_per_domain=5,
+        out=out,
+        cache_dir=out / "cache",
+        concurrency=32,
+    )
+    result = run_harvest(plan, progress=False, say=lambda s: None)
+    assert not result.interrupted
+    return out, write_harvest(result, out)
+
+
+def test_report_files(harvest: tuple[Path, dict[str, Path]]) -> None:
+    out, paths = harvest
+    runs = pd.read_csv(paths["runs"])
+    assert list(runs["strategy"]) == ["omniscient", "baseline", "random"]
+    assert (runs["pages"] == 150).all() and (runs["faults"] == 0).all()
+    omni = runs.set_index("strategy").loc["omniscient"]
+    assert omni["ratio_omniscient"] == 1.0 and omni["relevant"] >= 1
+    crawls = runs[runs["strategy"] != "omniscient"]
+    # every form the crawler catalogued is a form of the truth (site + signature join)
+    assert (crawls["forms_unmatched"] == 0).all()
+    assert (crawls["relevant"] <= omni["relevant"] + 2).all()
+    assert (runs["loss_rate"].between(0, 1)).all()
+    curves = pd.read_parquet(paths["curves"])
+    assert set(curves.columns) >= {
+        "strategy",
+        "domain",
+        "repeat",
+        "seq",
+        "relevant_so_far",
+        "searchable_so_far",
+        "on_topic",
+        "relevant_critic_so_far",
+    }
+    for s, g in curves.groupby("strategy"):
+        assert g["seq"].tolist() == list(range(1, 151)), s
+        assert g["relevant_so_far"].is_monotonic_increasing
+        assert g["relevant_so_far"].iloc[-1] == runs.set_index("strategy").loc[s, "relevant"]
+        assert 1 - g["on_topic"].mean() == pytest.approx(
+            runs.set_index("strategy").loc[s, "loss_rate"]
+        )
+    for name in ("harvest-airfare", "harvest-grid"):
+        assert paths[name].read_bytes()[:8] == PNG
+    md = paths["report"].read_text()
+    assert "| strategy | pages | relevant (truth) |" in md and "| omniscient | 150 |" in md
+    assert "## Paper claims vs formhunter" in md and "harvest-grid.png" in md
+    assert not (out / "catalogues").exists()  # catalogues are removed unless kept
+
+
+def test_seed_sets_differ_by_repeat() -> None:
+    web = SimWeb(seed=7, n_sites=40)
+    a, b = seed_set(web, "book", 4, 0), seed_set(web, "book", 4, 1)
+    assert a == web.seeds("book", 4) and len(b) == 4 and a != b
+    assert seed_set(web, "book", 4, 1) == b
+
+
+def test_bad_flags_are_usage_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["bench", "harvest", "--strategies", "nope", "--out", str(tmp_path)]) == 2
+    assert "unknown strategy 'nope'" in capsys.readouterr().err
+    assert main(["bench", "harvest", "--domains", "cars", "--out", str(tmp_path)]) == 2
+    assert "unknown domain 'cars'" in capsys.readouterr().err
+    assert main(["bench"]) == 2
