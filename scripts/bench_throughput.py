@@ -97,6 +97,7 @@ def crawl(args: argparse.Namespace, db: Path) -> tuple[Engine, float]:
         engine = Engine(settings, cat, seeds=seeds,
                         fetcher=InProcessFetcher(web) if args.in_process else None)
         prof = cProfile.Profile() if args.profile else None
+        c0 = time.process_time()
         t0 = time.perf_counter()
         if prof:
             prof.enable()
@@ -104,6 +105,7 @@ def crawl(args: argparse.Namespace, db: Path) -> tuple[Engine, float]:
         if prof:
             prof.disable()
         wall = time.perf_counter() - t0
+        engine.cpu_seconds = time.process_time() - c0  # type: ignore[attr-defined]
         cat.close()
     if prof:
         pstats.Stats(prof, stream=sys.stdout).sort_stats("cumulative").print_stats(30)
@@ -111,7 +113,7 @@ def crawl(args: argparse.Namespace, db: Path) -> tuple[Engine, float]:
 
 
 def parse_alone(args: argparse.Namespace, db: Path) -> tuple[int, float, float]:
-    """(pages, seconds of parse_page, MB) on the pages the crawl fetched and parsed."""
+    """(pages, seconds of parse_page (best of 3 rounds), MB) on the pages the crawl parsed."""
     web = SimWeb(seed=args.seed, n_sites=args.sites)
     with Catalogue(db, read_only=True) as cat:
         rows = cat.con.execute(
@@ -122,10 +124,13 @@ def parse_alone(args: argparse.Namespace, db: Path) -> tuple[int, float, float]:
         r = web.fetch(final or url)
         if r.status == 200:
             bodies.append((url, final, r.body, r.content_type))
-    t0 = time.perf_counter()
-    for url, final, body, ctype in bodies:
-        parse_page(url, body, final_url=final, content_type=ctype)
-    return len(bodies), time.perf_counter() - t0, sum(len(b[2]) for b in bodies) / 1e6
+    best = float("inf")
+    for _ in range(3):
+        t0 = time.perf_counter()
+        for url, final, body, ctype in bodies:
+            parse_page(url, body, final_url=final, content_type=ctype)
+        best = min(best, time.perf_counter() - t0)
+    return len(bodies), best, sum(len(b[2]) for b in bodies) / 1e6
 
 
 def bench_rerank(n: int, tmp: Path) -> None:
@@ -221,6 +226,10 @@ def main() -> None:
             alone = n / secs
             print(f"parse alone: {n} pages ({mb:.1f} MB) in {secs:.2f}s = {alone:.1f} pages/s")
             print(f"end to end / parse alone = {e2e / alone:.2f} (goal >= 0.5)")
+            cpu = engine.cpu_seconds  # type: ignore[attr-defined]
+            print(f"crawler CPU: {1000 * cpu / st.pages:.2f} ms/page (parse alone "
+                  f"{1000 * secs / n:.2f} ms/page): CPU-bound pages/s = {st.pages / cpu:.0f}, "
+                  f"ratio {secs / n / (cpu / st.pages):.2f} (robust to other load)")
         if args.rerank_links:
             bench_rerank(args.rerank_links, Path(tmp))
 
