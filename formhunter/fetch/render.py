@@ -92,6 +92,7 @@ LAUNCH_ARGS = (
     "--disable-dev-shm-usage",
     "--dns-prefetch-disable",
     "--mute-audio",
+    "--blink-settings=imagesEnabled=false",  # images are not even requested (fewer round trips)
 )
 #: Names tried on PATH after FORMHUNTER_CHROMIUM and the configured path.
 BROWSER_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
@@ -157,7 +158,8 @@ class RenderStats:
     ``launches`` browsers started; ``pages_opened`` pool pages created (a page
     is replaced after a hang or crash); ``fetched`` sub-resources fetched;
     ``blocked`` aborted requests by reason (``type:image``, ``other-host``,
-    ``robots``, ``navigation``, ``method``, ...); ``seconds`` spent rendering.
+    ``robots``, ``navigation``, ``method``, ...); ``seconds`` spent rendering
+    (from getting a pool page to giving it back).
     """
 
     renders: int = 0
@@ -372,9 +374,9 @@ class Renderer:
         ``render-failed``) when no DOM could be had."""
         if self._pool is None:
             raise RuntimeError("Renderer.render called outside 'async with Renderer(...)'")
-        started = time.monotonic()
         self.stats.renders += 1
         slot = await self._pool.get()
+        started = time.monotonic()
         job = _Job(
             url=url, host=_host(url), body=body,
             headers={k.lower(): v for k, v in (headers or {}).items()},
