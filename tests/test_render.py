@@ -385,6 +385,17 @@ def test_hanging_page_is_cut_off_and_its_page_replaced(env: Env) -> None:
     assert field_names(env.render(f"http://{SHOP}/inline.html")) == [["inline"]]
 
 
+@browser
+@needs_chromium
+def test_a_dead_browser_is_launched_again(env: Env) -> None:
+    r = env.renderer
+    launches = r.stats.launches
+    env.run(r._browser.close())  # as if chromium had crashed
+    for i in range(3):  # every pool page is replaced, none fails
+        assert field_names(env.render(f"http://{SHOP}/p{i}.html", "auto")) == [[f"p{i}"]]
+    assert r.stats.launches == launches + 1
+
+
 def test_no_browser_gives_a_clear_message_and_the_crawl_goes_on(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:

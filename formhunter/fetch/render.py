@@ -196,6 +196,7 @@ class _Job:
 @dataclass(slots=True)
 class _Slot:
     page: Any  # playwright Page
+    generation: int  # the browser launch the page belongs to
     job: _Job | None = None
     crashed: bool = False
 
@@ -314,7 +315,7 @@ class Renderer:
     async def _new_slot(self) -> _Slot:
         page = await self._context.new_page()
         self.stats.pages_opened += 1
-        slot = _Slot(page)
+        slot = _Slot(page, self.stats.launches)
 
         def crashed(_: Any) -> None:
             slot.crashed = True
@@ -386,7 +387,8 @@ class Renderer:
         healthy = True
         try:
             try:
-                if slot.crashed or not self._browser.is_connected():
+                if (slot.crashed or slot.generation != self.stats.launches
+                        or not self._browser.is_connected()):  # fmt: skip
                     slot = await self._replace(slot)
                 slot.job = job
                 html = await self._load(slot, job)
