@@ -19,20 +19,23 @@ points at a closed port so that anything that slips past interception fails:
   sub-resources of other hosts are aborted (no CDN scripts: a form built by a
   script from another host is missed; this keeps every request under the
   crawl's own politeness and never contacts hosts the frontier did not pick);
-* images, media, fonts, stylesheets and everything else are aborted: the DOM
-  does not need them; so are frames and non-GET requests (a crawler never
-  submits data). Further navigations of the page (JavaScript redirects,
-  reloads) get ``204 No Content``, which cancels them and keeps the DOM.
+* images are not even requested (``imagesEnabled=false``); media, fonts,
+  stylesheets and everything else are aborted: the DOM does not need them; so
+  are frames and non-GET requests (a crawler never submits data). Further
+  navigations of the page (JavaScript redirects, reloads) get ``204 No
+  Content``, which cancels them and keeps the DOM.
 
 Set-Cookie headers are dropped: the browser keeps no state between pages, as
 the fetcher keeps none.
 
-A render waits for the ``load`` event, then lets the page settle (a timer tick,
-and in-flight sub-requests, for at most ``settle`` seconds) and returns the
-serialised DOM. The whole render is bounded by ``timeout`` seconds: when it
-runs out, the DOM built so far is returned if the page still answers, else
-``RenderError("render-timeout")`` is raised and the page is closed and replaced
-(a script in an endless loop cannot block the pool). A crashed page or browser
+A render waits until the document is complete (``readyState``, i.e. the load
+event: every inline, external, deferred and async script has run), then lets
+the page settle (a timer tick, and in-flight sub-requests, for at most
+``settle`` seconds) and returns the serialised DOM. The whole render is
+bounded by ``timeout`` seconds: when it runs out, the DOM built so far is
+returned if the page still answers, else ``RenderError("render-timeout")`` is
+raised; either way the page is closed and replaced (a script in an endless
+loop cannot block the pool). A crashed page or browser
 is replaced too (``stats.launches`` counts browser launches).
 
 ``maybe_render`` is what the engine calls: it applies ``--render
@@ -407,6 +410,9 @@ class Renderer:
             except RenderError:
                 healthy = False
                 self.stats.failures += 1
+                raise
+            except asyncio.CancelledError:
+                slot.generation = -1  # may be mid-load or hung: replaced at its next use
                 raise
             except Exception as exc:  # playwright errors: crash, closed target, ...
                 healthy = False
