@@ -241,6 +241,7 @@ class Renderer:
         self.settle = settle
         self.executable = executable
         self.max_rendered = int(getattr(settings, "max_rendered", 0) or 0)
+        self.told_exhausted = False
         self.stats = RenderStats()
         self._pw: Any = None
         self._browser: Any = None
@@ -625,6 +626,10 @@ async def maybe_render(
     if mode == "never" or renderer is None or result.error or static is None:
         return static
     if renderer.exhausted:
+        if not renderer.told_exhausted:
+            renderer.told_exhausted = True
+            log.warning("render: max_rendered (%d) pages rendered; no more rendering in this run",
+                        renderer.max_rendered)  # fmt: skip
         return static
     if mode == "auto":
         decision = decision if decision is not None else needs_render(static, result.body)
