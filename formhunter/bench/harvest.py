@@ -362,6 +362,7 @@ def run_harvest(plan: HarvestPlan, *, progress: bool = True,
                 bar.run(f"omniscient {domain} r{rep}")
                 omni, res = oracle_run(graph, domain, sd, plan.pages, rep)
                 runs.append(res)
+                say(_line(res))
                 bar.done()
                 for strategy in strategies:
                     bar.run(f"{strategy} {domain} r{rep}")
@@ -381,6 +382,7 @@ def run_harvest(plan: HarvestPlan, *, progress: bool = True,
                              extras=json.dumps(extras) if extras else "")  # fmt: skip
                     runs.append(RunResult(strategy, domain, rep,
                                           curve_frame(strategy, domain, rep, c), m))  # fmt: skip
+                    say(_line(runs[-1]))
                     if not plan.keep_catalogues:
                         for p in (db, db.with_name(db.name + ".wal")):
                             p.unlink(missing_ok=True)
@@ -396,6 +398,13 @@ def run_harvest(plan: HarvestPlan, *, progress: bool = True,
         shutil.rmtree(db_dir, ignore_errors=True)
     return HarvestResult(plan, runs, totals, seeds, interrupted,
                          time.perf_counter() - t_start)  # fmt: skip
+
+
+def _line(r: RunResult) -> str:
+    m = r.metrics
+    return (f"{r.strategy} {r.domain} r{r.repeat}: {m['pages']} pages, {m['relevant']} relevant "
+            f"(truth), {m['searchable']} searchable, loss {m['loss_rate']:.0%}, "
+            f"{m['wall_s']:.0f}s")  # fmt: skip
 
 
 class _Bar:
