@@ -69,10 +69,12 @@ class FrontierSettings:
 
     ``levels``: scored levels (the frontier adds one for unscored links; a scorer
     with more levels widens it). ``refill_per_level``: links per level taken from
-    the persistent frontier when memory runs dry. ``rerank_batch``: rows per batch
-    when the whole frontier is re-scored. Trap limits: links longer than
-    ``max_url_length``, deeper than ``max_depth``, or whose path repeats one
-    segment more than ``max_repeated_segments`` times are skipped; only the first
+    the persistent frontier when memory runs dry; ``refill_interval``: seconds
+    between two refills while memory holds only links of hosts that must wait.
+    ``rerank_batch``: rows per batch when the whole frontier is re-scored.
+    Trap limits: links longer than ``max_url_length``, deeper than ``max_depth``,
+    or whose path repeats one segment more than ``max_repeated_segments`` times
+    are skipped; only the first
     ``max_links_per_page`` distinct links of a page are considered.
     ``follow_nofollow``: follow rel=nofollow links (and pages with a robots
     nofollow meta tag); off by default, as a polite crawler does.
@@ -80,6 +82,7 @@ class FrontierSettings:
 
     levels: int = 3
     refill_per_level: int = 2000
+    refill_interval: float = 1.0
     rerank_batch: int = 50_000
     max_url_length: int = 512
     max_depth: int = 30

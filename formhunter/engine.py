@@ -230,6 +230,7 @@ class Engine:
         self.renderer: Any = None
         self._learner_names: list[str] = []
         self._new_scorer: LinkScorer | None = None
+        self._commit_seconds = 0.0
 
     # -- public -----------------------------------------------------------------
 
@@ -394,6 +395,7 @@ class Engine:
                 return "time-limit"
             now = time.monotonic()
             t0 = time.perf_counter()
+            c0 = self._commit_seconds
             while len(self._tasks) < max_in_flight and (
                 self.stats.pages + len(self._tasks) < s.max_pages
             ):
@@ -407,7 +409,8 @@ class Engine:
                     continue
                 task = asyncio.ensure_future(self._fetch(entry))
                 self._tasks[task] = entry
-            stage["frontier"] += time.perf_counter() - t0
+            # refills commit first; that time is the catalogue's, not the frontier's
+            stage["frontier"] += time.perf_counter() - t0 - (self._commit_seconds - c0)
             if not self._tasks:
                 if self.stats.pages >= s.max_pages:
                     return "budget"
@@ -472,6 +475,7 @@ class Engine:
 
     def commit(self) -> None:
         """A commit point: every buffered row and the run's counters, one transaction."""
+        t0 = time.perf_counter()
         with self.timer("catalogue"):
             st = self.stats
             self.catalogue.update_run(
@@ -480,6 +484,7 @@ class Engine:
                 errors=dict(st.errors), counters=st.to_dict(), stage_seconds=dict(st.stage),
             )  # fmt: skip
             self.catalogue.commit()
+        self._commit_seconds += time.perf_counter() - t0
         self._last_commit = (self.stats.pages, time.monotonic())
         self._emit("commit")
 

@@ -181,3 +181,21 @@ def test_rerank_100k_links(tmp_path: Path) -> None:
     ).fetchall()[0]
     assert row == (n // 10 - 6, n - 8)  # p0 is still in flight
     cat.close()
+
+
+def test_refill_when_only_waiting_hosts_are_left_is_throttled(tmp_path: Path) -> None:
+    cat, store = _store(tmp_path)
+    waits = {"slow": 10.0}
+    fs = FrontierSettings(refill_per_level=2, refill_interval=1.0)
+    fr = Frontier(store, fs, n_levels=1, commit=cat.commit,
+                  ready_in=lambda url: waits.get(url.split("/")[2], 0.0))  # fmt: skip
+    recs = [LinkRecord(f"http://slow/{i}", "slow", 1) for i in range(2)]
+    recs += [LinkRecord(f"http://h{i}/", f"h{i}", 1) for i in range(4)]
+    hosts = [r.site for r in recs]
+    fr.add_scored(recs, hosts, np.zeros(6), np.array([9.0, 8.0, 3.0, 2.0, 1.0, 0.5]))
+    assert fr.next(0.0) is None  # refill 1 loaded the two best links: their host must wait
+    assert fr.refills == 1 and fr.levels.n_parked == 2
+    assert fr.next(0.5) is None and fr.refills == 1  # too soon for another refill
+    got = fr.next(1.5)
+    assert got is not None and got.host.startswith("h") and fr.refills == 2
+    cat.close()

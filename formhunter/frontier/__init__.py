@@ -72,6 +72,7 @@ class Frontier:
         self.levels = Levels(max(n_levels, 1), per_host=per_host, **kw)
         self.inflight: dict[int, Entry] = {}
         self.refills = 0
+        self._last_refill = -math.inf
 
     @property
     def n_levels(self) -> int:
@@ -138,10 +139,19 @@ class Frontier:
         return len(entries)
 
     def next(self, now: float) -> Entry | None:
-        """The next link to fetch (its host becomes busy), or None (see ``wait_hint``)."""
+        """The next link to fetch (its host becomes busy), or None (see ``wait_hint``).
+
+        Memory is refilled when it is empty, or when every link in it waits for a
+        busy or not-yet-ready host -- then at most every ``refill_interval`` seconds,
+        so that a few slow hosts neither stall the crawl nor cause a refill per step.
+        """
         entry = self.levels.pop(now)
-        if entry is None and self.levels.n_queued == 0 and self.refill():
-            entry = self.levels.pop(now)
+        if (entry is None and self.levels.n_queued == 0
+                and (len(self.levels) == 0
+                     or now - self._last_refill >= self.settings.refill_interval)):  # fmt: skip
+            self._last_refill = now
+            if self.refill():
+                entry = self.levels.pop(now)
         if entry is not None:
             self.inflight[entry.lid] = entry
         return entry
