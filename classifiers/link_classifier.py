@@ -92,7 +92,14 @@ class MultiLevelLinkClassifier(ClassifierMixin, BaseEstimator):
                 ("nb", MultinomialNB(alpha=self.alpha)),
             ]
         )
-        self.pipeline_.fit(frame, levels)
+        selector = self.pipeline_.named_steps["features"]
+        Xs = selector.fit(frame, levels).transform(frame)
+        if Xs.shape[1] == 0:
+            raise ValueError(
+                f"feature selection found no term in >= {self.min_df} links of a level; "
+                "more paths are needed"
+            )
+        self.pipeline_.named_steps["nb"].fit(Xs, levels)
         self.classes_ = self.pipeline_.classes_
         self.features_ = self.pipeline_.named_steps["features"].features_
         self.n_train_ = {int(c): int(np.sum(levels == c)) for c in self.classes_}

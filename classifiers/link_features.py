@@ -85,13 +85,12 @@ def raw_tokens(text: str, *, url: bool = False) -> list[str]:
 
 
 def _keep(token: str, url: bool) -> bool:
-    if len(token) < 2 or token.isdigit() or token in STOP_WORDS:
-        return False
-    return not (url and token in URL_NOISE)
+    # URL noise is dropped in every space: anchors and context often show host names.
+    return not (len(token) < 2 or token.isdigit() or token in STOP_WORDS or token in URL_NOISE)
 
 
 def terms(text: str, space: str = "anchor") -> list[str]:
-    """The stemmed terms of ``text`` in a feature space (stop words out; URL noise out)."""
+    """The stemmed terms of ``text`` in a feature space (stop words and URL noise out)."""
     url = space == "url"
     return [stem(t) for t in raw_tokens(text, url=url) if _keep(t, url)]
 

@@ -71,9 +71,11 @@ class PageTopicClassifier(ClassifierMixin, BaseEstimator):
 
     def _final(self, y: np.ndarray) -> Any:
         if self.model == "nb":
-            return MultinomialNB(alpha=self.alpha)
+            # Uniform class prior: being on topic must not depend on how many
+            # negative pages the packs happen to hold.
+            return MultinomialNB(alpha=self.alpha, fit_prior=False)
         if self.model == "svm":
-            svm = LinearSVC(C=self.C, random_state=self.random_state)
+            svm = LinearSVC(C=self.C, class_weight="balanced", random_state=self.random_state)
             smallest = int(np.bincount(y).min()) if len(np.unique(y)) > 1 else 0
             return CalibratedClassifierCV(svm, cv=max(2, min(3, smallest)), method="sigmoid")
         raise ValueError(f"model must be one of {MODELS}, not {self.model!r}")

@@ -146,7 +146,7 @@ class AdaptiveLinkLearner:
         if new:
             self.repository.add(list(outcome.path) or [page.url], self.memory)
             self.new_since_learning += new
-        if self.new_since_learning >= self.threshold:
+        if self.new_since_learning >= self.threshold and new:
             return self.learn()
         return None
 
