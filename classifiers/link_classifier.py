@@ -47,6 +47,7 @@ class MultiLevelLinkClassifier(ClassifierMixin, BaseEstimator):
         min_df: int = 2,
         per_level: bool = True,
         alpha: float = 1.0,
+        min_sites: int = 1,
     ) -> None:
         self.n_levels = n_levels
         self.background = background
@@ -57,6 +58,7 @@ class MultiLevelLinkClassifier(ClassifierMixin, BaseEstimator):
         self.min_df = min_df
         self.per_level = per_level
         self.alpha = alpha
+        self.min_sites = min_sites
 
     @property
     def n_bands(self) -> int:
@@ -87,6 +89,7 @@ class MultiLevelLinkClassifier(ClassifierMixin, BaseEstimator):
                         min_df=self.min_df,
                         per_level=self.per_level,
                         n_levels=self.n_levels,
+                        min_sites=self.min_sites,
                     ),
                 ),
                 ("nb", MultinomialNB(alpha=self.alpha)),

@@ -132,14 +132,43 @@ def select_terms(
     url_k: int | None = None,
     min_df: int = 1,
     min_len: int = 3,
+    sites: Sequence[str] | None = None,
+    min_sites: int = 1,
 ) -> list[tuple[str, int]]:
     """Top-``n`` terms by document frequency (with URL sub-term merging when
-    ``url_k`` is given); terms shorter than ``min_len`` or rarer than ``min_df`` are skipped."""
+    ``url_k`` is given); terms shorter than ``min_len`` or rarer than ``min_df`` are
+    skipped, and with ``sites`` (the site of each doc) so are terms found on fewer
+    than ``min_sites`` sites (a site's own vocabulary does not generalise)."""
     df = document_frequencies(docs)
     if url_k:
         df = merge_url_subterms(df, url_k)
     ranked = [(t, f) for t, f in _ranked(df) if f >= min_df and len(t) >= min_len]
-    return ranked[:n]
+    if sites is None or min_sites <= 1:
+        return ranked[:n]
+    out: list[tuple[str, int]] = []
+    for t, f in ranked:
+        if url_k:  # merged URL terms count the docs of the terms that contain them
+            seen = {s for d, s in zip(docs, sites, strict=True) if any(t in x for x in d)}
+        else:
+            seen = {s for d, s in zip(docs, sites, strict=True) if t in d}
+        if len(seen) >= min_sites:
+            out.append((t, f))
+            if len(out) == n:
+                break
+    return out
+
+
+def _sites(frame: pd.DataFrame) -> list[str]:
+    """The site of each link: the ``site`` column, else the URL's host."""
+    from urllib.parse import urlsplit
+
+    given = frame["site"].fillna("").astype(str).tolist() if "site" in frame else None
+    urls = frame["url"].fillna("").astype(str).tolist() if "url" in frame else [""] * len(frame)
+    out = []
+    for i, u in enumerate(urls):
+        s = given[i] if given else ""
+        out.append(s or urlsplit(u).netloc.lower().removeprefix("www."))
+    return out
 
 
 # --------------------------------------------------------------------------- columnar
@@ -311,6 +340,7 @@ class LinkFeatureSelector(TransformerMixin, BaseEstimator):
         min_len: int = 3,
         per_level: bool = True,
         n_levels: int = 3,
+        min_sites: int = 1,
     ) -> None:
         self.n_url = n_url
         self.n_anchor = n_anchor
@@ -320,6 +350,7 @@ class LinkFeatureSelector(TransformerMixin, BaseEstimator):
         self.min_len = min_len
         self.per_level = per_level
         self.n_levels = n_levels
+        self.min_sites = min_sites
 
     def _n(self, space: str) -> int:
         return {"url": self.n_url, "anchor": self.n_anchor, "around": self.n_around}[space]
@@ -344,6 +375,7 @@ class LinkFeatureSelector(TransformerMixin, BaseEstimator):
         self.level_features_: dict[int, dict[str, list[str]]] = {lv: {} for lv in groups}
         for space in SPACES:
             col = frame[space].fillna("").astype(str).tolist() if space in frame else []
+            sites = _sites(frame) if self.min_sites > 1 else []
             docs_all = [terms(t, space) for t in col] or [[] for _ in range(len(frame))]
             total: Counter[str] = Counter()
             per_level: list[list[str]] = []
@@ -355,6 +387,8 @@ class LinkFeatureSelector(TransformerMixin, BaseEstimator):
                     url_k=self.url_k if space == "url" else None,
                     min_df=self.min_df,
                     min_len=self.min_len,
+                    sites=[sites[i] for i in idx] if self.min_sites > 1 else None,
+                    min_sites=self.min_sites,
                 )
                 self.level_features_[lv][space] = [t for t, _ in chosen]
                 per_level.append([t for t, _ in chosen])

@@ -347,3 +347,13 @@ def test_small_python_path_agrees_with_columnar_path(monkeypatch: pytest.MonkeyP
         outs.append((sel.transform(X).toarray(), app.transform(Xd).toarray(), cfc.features(Xu)))
     for a, b in zip(*outs, strict=True):
         assert np.allclose(a, b)
+
+
+def test_afs_min_sites_drops_one_site_vocabulary() -> None:
+    rows = [{"url": f"http://www.s{i}.example/search", "around": "",
+             "anchor": "Search acme" if i < 3 else "Search",
+             "site": "acme.example" if i < 3 else f"s{i}.example"} for i in range(6)]  # fmt: skip
+    X, y = pd.DataFrame(rows), np.zeros(6, dtype=np.int64)
+    assert "acm" in LinkFeatureSelector(min_df=2).fit(X, y).features_["anchor"]
+    sel = LinkFeatureSelector(min_df=2, min_sites=2).fit(X, y)
+    assert sel.features_["anchor"] == ["search"] and sel.features_["url"] == ["search"]

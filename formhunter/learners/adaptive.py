@@ -115,7 +115,8 @@ class AdaptiveLinkLearner:
         self.n_levels = n_levels
         self.background = background
         self.background_ratio = background_ratio
-        self.classifier_params = dict(classifier or {})
+        # Online paths come from few sites at first: a term must be seen on two sites.
+        self.classifier_params = {"min_sites": 2, **(classifier or {})}
         self.initial = initial
         self.memory = memory or LinkMemory()
         self.rng = np.random.default_rng(random_state)
