@@ -61,6 +61,7 @@ class HarvestPlan:
     concurrency: int = 64
     slow_delay: float = 0.5
     keep_catalogues: bool = False
+    learning_threshold: int = 0  # 0: the settings' default
 
     def engine_strategies(self) -> list[str]:
         """Engine strategies to run, in order: the given ones, then random (floor)."""
@@ -146,11 +147,13 @@ class RunResult:
 
 
 def bench_settings(domain: str, strategy: str, pages: int, db: Path, proxy: str,
-                   concurrency: int, random_state: int) -> Any:  # fmt: skip
+                   concurrency: int, random_state: int,
+                   learning_threshold: int = 0) -> Any:  # fmt: skip
     """Settings of a benchmark crawl: the defaults, through the proxy, no politeness delay."""
     from formhunter.config import load_settings
 
     return load_settings(None, {
+        "learning": {"threshold": learning_threshold or None},
         "crawl": {"domain": domain, "strategy": strategy, "max_pages": pages, "db": str(db),
                   "random_state": random_state, "commit_every_pages": 1000,
                   "commit_every_seconds": 30.0},
@@ -174,12 +177,15 @@ Frames = tuple[Any, pd.DataFrame, pd.DataFrame, dict[str, Any]]
 
 def crawl_run(strategy: str, domain: str, seeds: Sequence[str], pages: int, repeat: int,
               proxy: str, db: Path, concurrency: int = 64,
-              on_page: Callable[[int], None] | None = None) -> Frames:  # fmt: skip
+              on_page: Callable[[int], None] | None = None,
+              learning_threshold: int = 0) -> Frames:  # fmt: skip
     """Crawl once; returns (CrawlResult, pages frame, forms frame, extras)."""
     from formhunter.catalogue import Catalogue
     from formhunter.engine import crawl
 
-    settings = bench_settings(domain, strategy, pages, db, proxy, concurrency, repeat)
+    settings = bench_settings(
+        domain, strategy, pages, db, proxy, concurrency, repeat, learning_threshold
+    )
     extras: dict[str, Any] = {}
 
     def listener(event: str, engine: Any) -> None:
@@ -371,7 +377,7 @@ def run_harvest(plan: HarvestPlan, *, progress: bool = True,
                         p.unlink(missing_ok=True)
                     result, pages_df, forms_df, extras = crawl_run(
                         strategy, domain, sd, plan.pages, rep, proxy, db, plan.concurrency,
-                        on_page=bar.page)  # fmt: skip
+                        on_page=bar.page, learning_threshold=plan.learning_threshold)  # fmt: skip
                     c = judge(graph, domain, pages_df, forms_df)
                     m = metrics(c, omni)
                     st = result.stats

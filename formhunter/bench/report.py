@@ -99,6 +99,11 @@ def _pct(x: float) -> str:
     return "n/a" if math.isnan(x) else f"{x:+.0%}"
 
 
+def _cut(x: float) -> str:
+    """A reduction: "25%" fewer, or "-10%" (more)."""
+    return "n/a" if math.isnan(x) else f"{x:.0%}"
+
+
 def claims(runs: pd.DataFrame, curves: pd.DataFrame, domains: Sequence[str]) -> str:
     """The "Paper claims vs formhunter" section, computed from the runs (truth counts)."""
     have = set(runs["strategy"])
@@ -132,8 +137,8 @@ def claims(runs: pd.DataFrame, curves: pd.DataFrame, domains: Sequence[str]) -> 
             b = _mean(runs, d, "baseline", "off_topic_pages")
             a = _mean(runs, d, "ache", "off_topic_pages")
             p = _mean(runs, d, "ache-apprentice", "off_topic_pages")
-            cut_b = _pct(1 - p / b) if b else "n/a"
-            cut_a = _pct(1 - p / a) if a and not math.isnan(a) else "n/a"
+            cut_b = _cut(1 - p / b) if b else "n/a"
+            cut_a = _cut(1 - p / a) if a and not math.isnan(a) else "n/a"
             lines.append(f"| {d} | {b:.0f} | {a:.0f} | {p:.0f} | {cut_b} | {cut_a} |")
     else:
         lines.append("(ache-apprentice was not run)")
@@ -155,7 +160,7 @@ def claims(runs: pd.DataFrame, curves: pd.DataFrame, domains: Sequence[str]) -> 
             sunk = _sunk(runs, d)
             lines.append(
                 f"| {d} | {hb:.2%} | {hc:.2%} | {_pct(hc / hb - 1) if hb else 'n/a'} | "
-                f"{pb:.0f} | {'never' if math.isnan(pc) else f'{pc:.0f}'} | {_pct(saved)} | "
+                f"{pb:.0f} | {'never' if math.isnan(pc) else f'{pc:.0f}'} | {_cut(saved)} | "
                 f"{sunk} |"
             )
     else:
@@ -248,7 +253,9 @@ def harvest_markdown(result: HarvestResult, plots: Sequence[Path] = ()) -> str:
         f"Simulated web seed {plan.seed}, {plan.sites} sites; budget {plan.pages} pages; "
         f"{plan.repeats} repeat(s) with {plan.seeds_per_domain} seeds per domain "
         "(same seeds for every strategy of a repeat); proxy on loopback, no politeness delay, "
-        f"concurrency {plan.concurrency}. Total {result.seconds / 60:.1f} min."
+        f"concurrency {plan.concurrency}; learning threshold "
+        f"{plan.learning_threshold or 'as in the settings'}. "
+        f"Total {result.seconds / 60:.1f} min."
         + (" **Interrupted: partial results.**" if result.interrupted else ""), "",
         "Relevant (truth) = distinct forms (site + signature) that the ground truth labels "
         "relevant for the domain; relevant (critic) = what the crawler's critic believed. "

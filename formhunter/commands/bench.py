@@ -39,7 +39,7 @@ def cmd_harvest(args: argparse.Namespace) -> int:
         seeds_per_domain=args.seeds_per_domain, out=out,
         cache_dir=None if args.no_cache else Path(args.cache or default_cache_dir()),
         concurrency=args.concurrency, slow_delay=args.slow_delay,
-        keep_catalogues=args.keep_catalogues,
+        keep_catalogues=args.keep_catalogues, learning_threshold=args.learning_threshold,
     )  # fmt: skip
     result = run_harvest(plan, progress=not args.quiet and sys.stderr.isatty())
     paths = write_harvest(result, out)
@@ -152,6 +152,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="DIR",
         help="where the truth graph is cached (default ~/.cache/formhunter/bench)",
     )
+    h.add_argument("--learning-threshold", type=_positive, default=0, metavar="N",
+                   help="new relevant forms before a learning iteration (default: the "
+                   "settings' default)")  # fmt: skip
     h.add_argument("--no-cache", action="store_true", help="rebuild the truth graph")
     h.add_argument(
         "--keep-catalogues",
