@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from formhunter.bench.oracle import Curve, TruthGraph, domain_bit, load_or_build, omniscient
-from formhunter.exceptions import ConfigError, UsageError
+from formhunter.exceptions import ConfigError, FormhunterError, UsageError
 
 log = logging.getLogger(__name__)
 
@@ -324,6 +324,7 @@ class HarvestResult:
     seeds: dict[str, list[list[str]]]
     interrupted: bool = False
     seconds: float = 0.0
+    failures: list[str] = field(default_factory=list)
 
     def runs_frame(self) -> pd.DataFrame:
         rows = [{"strategy": r.strategy, "domain": r.domain, "repeat": r.repeat, **r.metrics}
@@ -359,6 +360,7 @@ def run_harvest(plan: HarvestPlan, *, progress: bool = True,
     runs: list[RunResult] = []
     n_runs = plan.repeats * len(plan.domains) * (len(strategies) + 1)
     interrupted = False
+    failures: list[str] = []
     with proxy_process(plan.seed, plan.sites, plan.slow_delay) as proxy, \
             _progress(progress, n_runs, plan.pages) as bar:  # fmt: skip
         for rep in range(plan.repeats):
@@ -375,9 +377,16 @@ def run_harvest(plan: HarvestPlan, *, progress: bool = True,
                     db = db_dir / f"{domain}-{strategy}-r{rep}.duckdb"
                     for p in (db, db.with_name(db.name + ".wal")):
                         p.unlink(missing_ok=True)
-                    result, pages_df, forms_df, extras = crawl_run(
-                        strategy, domain, sd, plan.pages, rep, proxy, db, plan.concurrency,
-                        on_page=bar.page, learning_threshold=plan.learning_threshold)  # fmt: skip
+                    try:
+                        result, pages_df, forms_df, extras = crawl_run(
+                            strategy, domain, sd, plan.pages, rep, proxy, db, plan.concurrency,
+                            on_page=bar.page,
+                            learning_threshold=plan.learning_threshold)  # fmt: skip
+                    except FormhunterError as exc:  # e.g. a model the strategy needs is missing
+                        failures.append(f"{strategy} {domain} r{rep}: {exc}")
+                        say(f"{strategy} {domain} r{rep}: FAILED: {exc}")
+                        bar.done()
+                        continue
                     c = judge(graph, domain, pages_df, forms_df)
                     m = metrics(c, omni)
                     st = result.stats
@@ -403,7 +412,7 @@ def run_harvest(plan: HarvestPlan, *, progress: bool = True,
     if not plan.keep_catalogues:
         shutil.rmtree(db_dir, ignore_errors=True)
     return HarvestResult(plan, runs, totals, seeds, interrupted,
-                         time.perf_counter() - t_start)  # fmt: skip
+                         time.perf_counter() - t_start, failures)  # fmt: skip
 
 
 def _line(r: RunResult) -> str:

@@ -274,6 +274,8 @@ def harvest_markdown(result: HarvestResult, plots: Sequence[Path] = ()) -> str:
         bad = runs[(runs["domain"] == d) & (faults > 0)]
         if len(bad):
             lines += [f"Component faults in: {', '.join(sorted(set(bad['strategy'])))}.", ""]
+    if result.failures:
+        lines += ["## Runs that failed", ""] + [f"- {f}" for f in result.failures] + [""]
     lines += [claims(runs, curves, plan.domains), ""]
     if plots:
         lines += ["## Plots", ""] + [f"- {p}" for p in plots] + [""]
