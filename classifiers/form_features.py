@@ -265,18 +265,24 @@ TEXT_SIGNALS = (
 
 
 class FormText(BaseEstimator, TransformerMixin):
-    """One text signal of each form, as a list of strings (feed it to a vectoriser)."""
+    """One text signal of each form, as a list of strings (feed it to a vectoriser).
+
+    ``signal`` may join several signals with ``+`` ("labels+names"): their texts
+    are concatenated.
+    """
 
     def __init__(self, signal: str = "labels") -> None:
         self.signal = signal
 
     def fit(self, X: Sequence[Any], y: Any = None) -> FormText:
-        if self.signal not in TEXT_SIGNALS:
-            raise ValueError(f"unknown text signal {self.signal!r}")
+        for signal in self.signal.split("+"):
+            if signal not in TEXT_SIGNALS:
+                raise ValueError(f"unknown text signal {signal!r}")
         return self
 
     def transform(self, X: Sequence[Any]) -> list[str]:
-        return [_signal(s, self.signal) for s in as_samples(X)]
+        signals = self.signal.split("+")
+        return [" ".join(_signal(s, g) for g in signals) for s in as_samples(X)]
 
 
 _TOKEN_RE = re.compile(r"[^\W\d_]{2,}|[^\W\d_]", re.UNICODE)
