@@ -37,13 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
-        try:
-            module = importlib.import_module(f"formhunter.commands.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"formhunter.commands.{name}":
-                raise
-            continue  # not built yet
-        module.register(sub)
+        importlib.import_module(f"formhunter.commands.{name}").register(sub)
     return parser
 
 

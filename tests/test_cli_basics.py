@@ -16,6 +16,13 @@ def test_every_command_has_help() -> None:
         assert sub._choices_actions, "subcommands carry a help line"
 
 
+def test_every_listed_command_is_registered() -> None:
+    from formhunter.cli import COMMANDS
+
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    assert sorted(sub.choices) == sorted(COMMANDS)  # type: ignore[arg-type]
+
+
 def test_no_command_is_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([]) == 2
 
