@@ -17,6 +17,7 @@ from pathlib import Path
 from formhunter.catalogue import Catalogue
 from formhunter.config import load_settings
 from formhunter.exceptions import FormhunterError
+from formhunter.simweb import SimWeb
 from formhunter.strategies import best_available, get_strategy
 
 _SERVE = """
@@ -50,12 +51,20 @@ def background_proxy(seed: int, n_sites: int) -> Iterator[str]:
             proc.communicate()
 
 
+def _truly_relevant(web: SimWeb, page_url: str, signature: str, domain: str) -> bool:
+    """Whether the simulated web's ground truth calls this form relevant for ``domain``."""
+    spec = web.page(page_url)
+    return spec is not None and any(
+        f.signature == signature and domain in f.relevant_domains for f in spec.ordered_forms()
+    )
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from formhunter.commands.crawl import exit_code, run_crawl, summary
-    from formhunter.simweb import SimWeb
 
     strategy = get_strategy(args.strategy) if args.strategy else best_available()
-    seeds = SimWeb(seed=args.seed, n_sites=args.sites).seeds(args.domain, 20)
+    web = SimWeb(seed=args.seed, n_sites=args.sites)
+    seeds = web.seeds(args.domain, 20)
     print(f"simulated web: {args.sites} sites (seed {args.seed}); domain {args.domain}; "
           f"strategy {strategy.name}; {len(seeds)} seeds; {args.pages} pages")  # fmt: skip
     with background_proxy(args.seed, args.sites) as proxy:
@@ -68,12 +77,16 @@ def cmd_demo(args: argparse.Namespace) -> int:
         result, stats = run_crawl(settings, seeds=seeds, resume=False, quiet=args.quiet)
     with Catalogue(settings.crawl.db, read_only=True) as cat:
         rows = cat.con.execute(
-            "SELECT found_after_pages, site, action_url, round(domain_score, 2) FROM forms"
-            " WHERE run_id = ? AND relevant ORDER BY form_id", [result.run_id]
-        ).fetchall()  # fmt: skip
-    print(f"\nrelevant {args.domain} forms found ({len(rows)}):")
-    for after, site, action, score in rows:
-        print(f"  after {after:>5} pages  {site:<32} {action}  ({score})")
+            "SELECT found_after_pages, site, action_url, round(domain_score, 2), page_url,"
+            " signature FROM forms WHERE run_id = ? AND relevant ORDER BY form_id",
+            [result.run_id],
+        ).fetchall()
+    truth = [_truly_relevant(web, page_url, sig, args.domain) for *_, page_url, sig in rows]
+    wrong = len(rows) - sum(truth)
+    print(f"\nrelevant {args.domain} forms found ({len(rows)}; ground truth: "
+          f"{sum(truth)} relevant, {wrong} false positives marked x):")  # fmt: skip
+    for (after, site, action, score, *_), ok in zip(rows, truth, strict=True):
+        print(f"  {' ' if ok else 'x'} after {after:>5} pages  {site:<32} {action}  ({score})")
     print()
     print(summary(result, settings.crawl.db, settings.crawl.max_pages))
     print(f"harvest rate: {stats['harvest_relevant']:.4f} relevant forms per page "
