@@ -70,13 +70,22 @@ class FormCritic:
 
     def judge(self, forms: Sequence[Form], page: Page) -> list[Verdict]:
         """One verdict per form, in order; all forms of a page are scored in one batch."""
-        if not forms:
-            return []
-        samples = _samples(forms, page)
+        return self.judge_many([(forms, page)])[0]
+
+    def judge_many(self, batch: Sequence[tuple[Sequence[Form], Page]]) -> list[list[Verdict]]:
+        """``judge`` over many pages: one list of verdicts per (forms, page), in order.
+
+        All forms of the batch go through each model in one ``predict_proba`` call
+        (the models' per-call overhead dwarfs their per-form cost); every verdict
+        equals the one ``judge`` gives for its page alone.
+        """
+        samples = [s for forms, page in batch for s in _samples(forms, page)]
+        if not samples:
+            return [[] for _ in batch]
         s_score = self.searchable_model.predict_proba(samples)[:, 1]
         searchable = s_score >= self.searchable_threshold
-        domains = [""] * len(forms)
-        d_score = np.zeros(len(forms))
+        domains = [""] * len(samples)
+        d_score = np.zeros(len(samples))
         idx = np.flatnonzero(searchable)
         if len(idx):
             proba = self.domain_model.predict_proba([samples[i] for i in idx])
@@ -84,7 +93,7 @@ class FormCritic:
             for j, i in enumerate(idx):
                 domains[i] = self.classes_[best[j]]
                 d_score[i] = proba[j, best[j]]
-        return [
+        verdicts = [
             Verdict(
                 searchable=bool(searchable[i]),
                 searchable_score=round(float(s_score[i]), 4),
@@ -92,8 +101,14 @@ class FormCritic:
                 domain_score=round(float(d_score[i]), 4),
                 relevant=bool(searchable[i]) and bool(self.domain) and domains[i] == self.domain,
             )
-            for i in range(len(forms))
+            for i in range(len(samples))
         ]
+        out: list[list[Verdict]] = []
+        start = 0
+        for forms, _ in batch:
+            out.append(verdicts[start:start + len(forms)])
+            start += len(forms)
+        return out
 
 
 class HeuristicCritic:
@@ -158,6 +173,10 @@ class HeuristicCritic:
                         searchable and bool(self.domain) and domain == self.domain)
             )  # fmt: skip
         return out
+
+    def judge_many(self, batch: Sequence[tuple[Sequence[Form], Page]]) -> list[list[Verdict]]:
+        """``judge`` per (forms, page), in order (rules have no per-call overhead)."""
+        return [self.judge(forms, page) for forms, page in batch]
 
 
 @register("critic", "default")

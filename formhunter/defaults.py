@@ -99,6 +99,10 @@ class KeywordPageClassifier:
         hits = _hits(body + " " + page.url.lower(), self.keywords) + _hits(title, self.keywords)
         return float(1.0 - 0.6**hits)
 
+    def page_scores(self, pages: Sequence[Page]) -> list[float]:
+        """Batch form of ``page_score`` (same values)."""
+        return [self.page_score(p) for p in pages]
+
 
 class KeywordCritic:
     """Heuristic critic: a form is searchable when it has a free-text or choice field,
@@ -141,6 +145,10 @@ class KeywordCritic:
             out.append(Verdict(searchable, s, self.domain if in_domain else "", d,
                                in_domain))  # fmt: skip
         return out
+
+    def judge_many(self, batch: Sequence[tuple[Sequence[Form], Page]]) -> list[list[Verdict]]:
+        """``judge`` per (forms, page), in order."""
+        return [self.judge(forms, page) for forms, page in batch]
 
 
 class BreadthFirstScorer:

@@ -153,6 +153,25 @@ def test_critic_judges_a_page(models: Path) -> None:
         FormCritic("hotel", models)
 
 
+def test_judge_many_equals_judge_per_page(models: Path) -> None:
+    """Batching across pages changes nothing: judge_many == judge page by page."""
+    from formhunter.defaults import KeywordCritic
+
+    other = Page(url="http://books.example/", final_url="http://books.example/", status=200,
+                 site="books.example", title="Books and authors")  # fmt: skip
+    forms = _forms()
+    batch = [(forms, _page()), ([], _page()), (forms[::-1], other), (forms[1:2], other),
+             (forms[2:], _page())]  # fmt: skip
+    critics = [FormCritic("airfare", models), FormCritic("", models),
+               HeuristicCritic("book", FIXTURES), KeywordCritic("airfare", ("flight", "airport"))]
+    for critic in critics:
+        many = critic.judge_many(batch)
+        assert many == [critic.judge(f, p) for f, p in batch]
+        assert [len(v) for v in many] == [len(f) for f, _ in batch]
+        assert critic.judge_many([]) == [] and critic.judge_many([([], other)]) == [[]]
+    assert any(v.relevant for v in critics[0].judge_many(batch)[0])
+
+
 def test_heuristic_critic() -> None:
     name = iter_packs()[0]
     critic = registry.create("critic", "heuristic", domain=name)
