@@ -1,9 +1,15 @@
-"""``formhunter train searchable|domain``: fit a critic model with a site-grouped CV report.
+"""``formhunter train searchable|domain|page|link``: fit a model and report on it.
 
 One multi-class domain model serves every domain: it is trained on all packs in
 domains/ (plus ``_other`` as negatives), and the critic calls a form relevant
 when its best domain is the crawl's ``--domain``. ``--domain NAME`` checks that
 pack NAME exists and has enough labelled forms before training.
+
+``page`` trains a domain's page classifier (Pr(topic | page)) from its pack with
+a site-grouped CV report; ``link`` builds the offline multi-level link
+classifier (the FFC's, used by the ``offline`` and ``ache-offline-online``
+strategies) from backward paths to known relevant-form pages of a link graph:
+an earlier crawl's catalogue, a simulated web, or link/form tables in files.
 """
 
 from __future__ import annotations
@@ -59,10 +65,88 @@ def run_domain(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_page(args: argparse.Namespace) -> int:
+    from classifiers.page_classifier import (
+        MODELS,
+        model_dir,
+        save_page_classifier,
+        train_page_classifier,
+    )
+
+    if args.model not in MODELS:
+        raise UsageError(f"--model must be one of {', '.join(MODELS)}")
+    est, metrics = train_page_classifier(args.domain, args.model, args.domains_dir,
+                                         n_splits=args.folds)  # fmt: skip
+    out = Path(args.out) if args.out else model_dir(args.domain, args.model)
+    save_page_classifier(est, out, domain=args.domain, metrics=metrics, root=args.domains_dir)
+    _print_metrics(metrics, out)
+    return 0
+
+
+def link_graph(args: argparse.Namespace) -> tuple[Any, str]:
+    """The link graph ``train link`` crawls backwards over, and a description of it."""
+    from formhunter.learners.offline import LinkGraph, SimWebBacklinks
+
+    sources = [x for x in (args.from_catalogue, args.from_files) if x] + (
+        ["simweb"] if args.from_simweb else []
+    )
+    if len(sources) != 1:
+        raise UsageError("give exactly one of --from-catalogue DB, --from-simweb, --from-files DIR")
+    if args.from_catalogue:
+        graph = LinkGraph.from_catalogue(args.from_catalogue, args.run_id, args.domain)
+        run = f" run {args.run_id}" if args.run_id is not None else ""
+        return graph, f"catalogue {Path(args.from_catalogue).resolve()}{run}"
+    if args.from_files:
+        return LinkGraph.from_files(args.from_files, args.domain), f"files {args.from_files}"
+    from formhunter.bench.harvest import default_cache_dir
+    from formhunter.simweb import SimWeb
+
+    web = SimWeb(seed=args.seed, n_sites=args.sites)
+    cache = None if args.no_cache else Path(args.cache or default_cache_dir())
+    sim = SimWebBacklinks(web, domain=args.domain, cache_dir=cache,
+                          random_state=args.random_state)  # fmt: skip
+    return sim, f"simweb seed={args.seed} sites={args.sites}"
+
+
+def run_link(args: argparse.Namespace) -> int:
+    import time
+
+    from formhunter.bench.oracle import DOMAINS
+    from formhunter.learners import build_offline_classifier, offline_dir, save_offline
+
+    if args.from_simweb and args.domain not in DOMAINS:
+        raise UsageError(f"unknown domain {args.domain!r} on the simulated web "
+                         f"(known: {', '.join(DOMAINS)})")  # fmt: skip
+    t0 = time.perf_counter()
+    graph, source = link_graph(args)
+    targets = list(getattr(graph, "targets", []))
+    if not targets:
+        raise UsageError(f"the link graph ({source}) knows no page with a relevant "
+                         f"{args.domain!r} form")  # fmt: skip
+    n = args.features
+    model, frame, levels = build_offline_classifier(
+        graph, targets, args.levels, max_targets=args.max_targets,
+        max_per_level=args.max_per_level, random_state=args.random_state,
+        n_url=n, n_anchor=n, n_around=n, min_df=args.min_df, min_sites=args.min_sites,
+    )  # fmt: skip
+    if args.note:
+        source = f"{source}; {args.note}"
+    out = Path(args.out) if args.out else offline_dir(args.domain)
+    save_offline(model, frame, levels, out, domain=args.domain, source=source)
+    print(f"offline link classifier for {args.domain!r} from {source}: {len(targets)} target "
+          f"pages, {len(levels)} links ({time.perf_counter() - t0:.1f}s)")  # fmt: skip
+    print("instances per level (last = background):", json.dumps(model.n_train_))
+    for space, feats in model.features_.items():
+        print(f"  {space:<6} {', '.join(feats)}")
+    print(f"model written to {out}")
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "train",
-        help="train a critic model (searchable, domain) with a CV report",
+        help="train a model: critic (searchable, domain), page classifier, offline link "
+        "classifier",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -95,3 +179,56 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.add_argument("--C", type=float, default=None, help="SVM regularisation (default 0.5)")
     d.add_argument("--folds", type=int, default=5, help="cross-validation folds (default 5)")
     d.set_defaults(func=run_domain)
+
+    pg = targets.add_parser(
+        "page",
+        help="a domain's page classifier (Pr(topic | page)) from its domain pack",
+        description="Train the page classifier of --domain from domains/<domain>/pages.jsonl "
+        "against off-topic and other domains' pages, with a site-grouped CV report; writes "
+        "<models>/page/<domain>/<model>/ (crawls load it instead of training at start).",
+    )
+    pg.add_argument("--domain", required=True, help="domain pack to train on")
+    pg.add_argument("--model", default="svm",
+                    help="svm (calibrated linear SVM, the crawl default) or nb")  # fmt: skip
+    pg.add_argument("--out", help="model directory (default: data/models/page/<domain>/<model>)")
+    pg.add_argument("--domains-dir", help="folder of domain packs (default: domains/)")
+    pg.add_argument("--folds", type=int, default=5, help="cross-validation folds (default 5)")
+    pg.set_defaults(func=run_page)
+
+    lk = targets.add_parser(
+        "link",
+        help="the offline multi-level link classifier from backward paths to relevant forms",
+        description="Build the FFC's offline link classifier for --domain: crawl backwards "
+        "from pages with known relevant forms over a link graph (level i = i links from a "
+        "form page), sample background links, run automatic feature selection and fit the "
+        "multi-level naive Bayes; writes model.joblib, manifest.json and paths.parquet "
+        "(the training paths ache-offline-online starts from). Link graph: an earlier "
+        "crawl's catalogue (--from-catalogue), a simulated web (--from-simweb: use another "
+        "--seed than the web you benchmark on), or links/forms tables (--from-files).",
+    )
+    lk.add_argument("--domain", required=True, help="domain whose relevant forms are targets")
+    lk.add_argument("--from-catalogue", metavar="DB", help="an earlier crawl's catalogue")
+    lk.add_argument("--run-id", type=int, default=None, help="with --from-catalogue: one run")
+    lk.add_argument("--from-simweb", action="store_true", help="the simulated web's link graph")
+    lk.add_argument("--from-files", metavar="DIR",
+                    help="links.{parquet,jsonl,csv} (src_url, dst_url, anchor[, around]) and "
+                    "forms.{...} (page_url, relevant or domain)")  # fmt: skip
+    lk.add_argument("--seed", type=int, default=8,
+                    help="--from-simweb: the web's seed (default 8; benchmarks crawl seed 7)")
+    lk.add_argument("--sites", type=int, default=500, help="--from-simweb: sites (default 500)")
+    lk.add_argument("--cache", metavar="DIR",
+                    help="--from-simweb: truth-graph cache (default ~/.cache/formhunter/bench)")
+    lk.add_argument("--no-cache", action="store_true", help="--from-simweb: rebuild the graph")
+    lk.add_argument("--out", help="model directory (default: data/models/link/<domain>)")
+    lk.add_argument("--levels", type=int, default=3, help="link levels (default 3)")
+    lk.add_argument("--features", type=int, default=25,
+                    help="terms per feature space (default 25, as the crawl's learner)")
+    lk.add_argument("--min-df", type=int, default=2, help="minimum links per term (default 2)")
+    lk.add_argument("--min-sites", type=int, default=2,
+                    help="a term must occur on links to >= N sites (default 2)")
+    lk.add_argument("--max-targets", type=int, default=None, help="sample this many targets")
+    lk.add_argument("--max-per-level", type=int, default=3000,
+                    help="links kept per level of the backward crawl (default 3000)")
+    lk.add_argument("--random-state", type=int, default=0, help="sampling seed (default 0)")
+    lk.add_argument("--note", default="", help="appended to the manifest's source")
+    lk.set_defaults(func=run_link)
