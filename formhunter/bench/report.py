@@ -85,6 +85,11 @@ def _mean(runs: pd.DataFrame, domain: str, strategy: str, col: str) -> float:
     return float(v.mean()) if len(v) else math.nan
 
 
+def _msd(runs: pd.DataFrame, domain: str, strategy: str, col: str) -> str:
+    r = runs[(runs["domain"] == domain) & (runs["strategy"] == strategy)]
+    return _cell(r[col], "{:.1f}") if col in r else "–"
+
+
 def _pages_to_reach(curves: pd.DataFrame, domain: str, strategy: str, target: float) -> float:
     """Mean over repeats of the pages needed to reach ``target`` relevant forms (nan: never)."""
     c = curves[(curves["domain"] == domain) & (curves["strategy"] == strategy)]
@@ -110,10 +115,13 @@ def claims(runs: pd.DataFrame, curves: pd.DataFrame, domains: Sequence[str]) -> 
     lines = ["## Paper claims vs formhunter", ""]
     if "baseline" not in have:
         return "\n".join([*lines, "No baseline run: nothing to compare against."])
-    online = [s for s in ("ache", "ache-offline-online", "ache-apprentice") if s in have]
+    online = [s for s in ("ache", "ache-offline-online", "ache-apprentice", "offline")
+              if s in have]  # fmt: skip
     lines += [
         f"**Online learning** (ACHE: {PAPER_GAIN[0]:.0%} to {PAPER_GAIN[1]:.0%} more relevant "
-        "forms than the baseline). Relevant forms (truth), change against the baseline:", "",
+        "forms than the baseline). Relevant forms (truth, mean ± sd), change of the mean "
+        "against the baseline (``offline``, the fixed FFC link classifier, for comparison):",
+        "",
     ]  # fmt: skip
     if online:
         lines += ["| domain | baseline | " + " | ".join(online) + " |",
@@ -123,8 +131,9 @@ def claims(runs: pd.DataFrame, curves: pd.DataFrame, domains: Sequence[str]) -> 
         cells = []
         for s in online:
             v = _mean(runs, d, s, "relevant")
-            cells.append(f"{v:.1f} ({_pct(v / b - 1) if b else 'n/a'})")
-        lines.append(f"| {d} | {b:.1f} | " + " | ".join(cells) + " |")
+            cells.append(f"{_msd(runs, d, s, 'relevant')} ({_pct(v / b - 1) if b else 'n/a'})")
+        lines.append(f"| {d} | {_msd(runs, d, 'baseline', 'relevant')} | "
+                     + " | ".join(cells) + " |")  # fmt: skip
     if not online:
         lines.append("(no online-learning strategy was run)")
     lines += ["", f"**Apprentice** (Chakrabarti et al.: {PAPER_LOSS_CUT[0]:.0%} to "
@@ -245,6 +254,21 @@ def plot(curves: pd.DataFrame, domains: Sequence[str], out: Path) -> list[Path]:
 # -- the harvest report --------------------------------------------------------------
 
 
+def offline_sources(domains: Sequence[str]) -> dict[str, str]:
+    """Where each domain's shipped offline link classifier was built from (its manifest)."""
+    from formhunter.learners import offline_dir
+
+    out = {}
+    for d in domains:
+        p = offline_dir(d) / "manifest.json"
+        try:
+            m = json.loads(p.read_text(encoding="utf-8"))
+            out[d] = f"{m.get('source', '?')} ({m.get('metrics', {}).get('instances')} links)"
+        except (OSError, ValueError):
+            out[d] = f"none in {p.parent}"
+    return out
+
+
 def harvest_markdown(result: HarvestResult, plots: Sequence[Path] = ()) -> str:
     plan = result.plan
     runs, curves = result.runs_frame(), result.curves_frame()
@@ -274,6 +298,9 @@ def harvest_markdown(result: HarvestResult, plots: Sequence[Path] = ()) -> str:
         bad = runs[(runs["domain"] == d) & (faults > 0)]
         if len(bad):
             lines += [f"Component faults in: {', '.join(sorted(set(bad['strategy'])))}.", ""]
+    if {"offline", "ache-offline-online"} & set(plan.strategies):
+        lines += ["## Offline link models", "",
+                  *[f"- {d}: {src}" for d, src in offline_sources(plan.domains).items()], ""]
     if result.failures:
         lines += ["## Runs that failed", ""] + [f"- {f}" for f in result.failures] + [""]
     lines += [claims(runs, curves, plan.domains), ""]
