@@ -87,7 +87,8 @@ class PathRepository:
 class AdaptiveLinkLearner:
     """Learner: ACHE's online link learning (module doc).
 
-    Parameters: ``threshold`` new relevant forms per iteration (ACHE: 100);
+    Parameters: ``threshold`` new relevant forms per iteration (ACHE: 100 on the
+    real Web; 10 here by default, see ``formhunter.learners.DEFAULT_THRESHOLD``);
     ``n_levels`` link levels (3); ``background`` and ``background_ratio``
     (background links per path instance); ``classifier`` parameters of
     ``MultiLevelLinkClassifier``; ``initial`` (frame, levels) training instances
@@ -97,7 +98,7 @@ class AdaptiveLinkLearner:
 
     def __init__(
         self,
-        threshold: int = 100,
+        threshold: int = 10,
         n_levels: int = 3,
         *,
         background: bool = True,
