@@ -138,16 +138,24 @@ class CrawlStats:
     skipped: Counter[str] = field(default_factory=Counter)
     faults: Counter[str] = field(default_factory=Counter)
     stage: dict[str, float] = field(default_factory=lambda: dict.fromkeys(STAGES, 0.0))
+    # CPU seconds of this thread per stage (robust to other load on the machine)
+    stage_cpu: dict[str, float] = field(default_factory=lambda: dict.fromkeys(STAGES, 0.0))
     learning_iterations: int = 0
     reranks: int = 0
     elapsed: float = 0.0  # wall seconds of earlier sessions of this run
     session_pages: int = 0  # pages fetched in this session
     started: float = field(default_factory=time.monotonic)
+    cpu_started: float = field(default_factory=time.process_time)
 
     @property
     def seconds(self) -> float:
         """Wall seconds of this session."""
         return time.monotonic() - self.started
+
+    @property
+    def cpu_seconds(self) -> float:
+        """CPU seconds of this process during this session (all threads)."""
+        return time.process_time() - self.cpu_started
 
     @property
     def pages_per_second(self) -> float:
@@ -169,6 +177,7 @@ class CrawlStats:
             "links_new": self.links_new, "links_not_followed": self.links_not_followed,
             "errors": dict(self.errors), "skipped": dict(self.skipped),
             "faults": dict(self.faults), "stage": {k: round(v, 4) for k, v in self.stage.items()},
+            "stage_cpu": {k: round(v, 4) for k, v in self.stage_cpu.items()},
             "learning_iterations": self.learning_iterations, "reranks": self.reranks,
             "elapsed": round(self.elapsed + self.seconds, 3),
         }  # fmt: skip
@@ -182,8 +191,9 @@ class CrawlStats:
         s.elapsed = float(d.get("elapsed", 0.0))
         for k in ("errors", "skipped", "faults"):
             getattr(s, k).update(d.get(k, {}))
-        for k, v in d.get("stage", {}).items():
-            s.stage[k] = float(v)
+        for key in ("stage", "stage_cpu"):
+            for k, v in d.get(key, {}).items():
+                getattr(s, key)[k] = float(v)
         return s
 
 
@@ -205,18 +215,32 @@ def _wake(fut: asyncio.Future[None]) -> None:
         fut.set_result(None)
 
 
-class _Timer:
-    __slots__ = ("key", "stage", "t0")
+Clock = tuple[float, float]
 
-    def __init__(self, stage: dict[str, float], key: str) -> None:
-        self.stage, self.key = stage, key
-        self.t0 = 0.0
+
+def _clock() -> Clock:
+    """(wall, thread CPU) now: a stage is charged both."""
+    return time.perf_counter(), time.thread_time()
+
+
+def _charge(stats: CrawlStats, key: str, t0: Clock, minus: Clock = (0.0, 0.0)) -> None:
+    """Charge stage ``key`` the time since ``t0`` (less ``minus``), wall and CPU."""
+    stats.stage[key] += time.perf_counter() - t0[0] - minus[0]
+    stats.stage_cpu[key] += time.thread_time() - t0[1] - minus[1]
+
+
+class _Timer:
+    __slots__ = ("key", "stats", "t0")
+
+    def __init__(self, stats: CrawlStats, key: str) -> None:
+        self.stats, self.key = stats, key
+        self.t0: Clock = (0.0, 0.0)
 
     def __enter__(self) -> None:
-        self.t0 = time.perf_counter()
+        self.t0 = _clock()
 
     def __exit__(self, *exc: object) -> None:
-        self.stage[self.key] += time.perf_counter() - self.t0
+        _charge(self.stats, self.key, self.t0)
 
 
 class Engine:
@@ -246,7 +270,7 @@ class Engine:
         self.renderer: Any = None
         self._learner_names: list[str] = []
         self._new_scorer: LinkScorer | None = None
-        self._commit_seconds = 0.0
+        self._commit_clock: Clock = (0.0, 0.0)  # wall and CPU seconds spent in commits
 
     # -- public -----------------------------------------------------------------
 
@@ -259,7 +283,7 @@ class Engine:
             self._stop_reason = reason
 
     def timer(self, stage: str) -> _Timer:
-        return _Timer(self.stats.stage, stage)
+        return _Timer(self.stats, stage)
 
     async def run(self) -> CrawlResult:
         """Crawl until the page budget, the time limit, an empty frontier or a stop."""
@@ -272,14 +296,16 @@ class Engine:
 
                 self.renderer = await open_renderer(self.settings.render, fetcher)
                 self.components["renderer"] = "chromium" if self.renderer else "unavailable"
-            restore = self._install_signals()
-            reason = "interrupted"
             # The models and tables loaded so far live as long as the crawl: keep them out
             # of the collector's full passes, which otherwise rescan them (~0.1 ms/page).
             frozen = gc.isenabled() and gc.get_freeze_count() == 0
             if frozen:
                 gc.collect()
                 gc.freeze()
+            self.stats.started = time.monotonic()
+            self.stats.cpu_started = time.process_time()
+            restore = self._install_signals()
+            reason = "interrupted"
             try:
                 self._emit("start")
                 reason = await self._loop()
@@ -336,6 +362,7 @@ class Engine:
                     continue
                 self.frontier.add_seed(url, site_of(url), host_of(url))
         self.stats.started = time.monotonic()
+        self.stats.cpu_started = time.process_time()
         self._last_commit = (self.stats.pages, time.monotonic())
         self.commit()
         log.info("run %d: strategy %s, components %s", self.run_id, self.strategy.name,
@@ -413,7 +440,6 @@ class Engine:
         max_in_flight = s.max_in_flight or self.settings.fetch.concurrency
         batch_pages = max(int(getattr(s, "batch_pages", BATCH_PAGES)), 1)
         batch_seconds = float(getattr(s, "batch_seconds", BATCH_SECONDS))
-        stage = self.stats.stage
         loop = asyncio.get_running_loop()
         while True:
             if self._stop_reason:
@@ -421,8 +447,8 @@ class Engine:
             if s.max_seconds and self.stats.seconds >= s.max_seconds:
                 return self._drain("time-limit")
             now = time.monotonic()
-            t0 = time.perf_counter()
-            c0 = self._commit_seconds
+            t0 = _clock()
+            c0 = self._commit_clock
             taken = self.stats.pages + len(self._tasks) + len(self._ready)
             while len(self._tasks) < max_in_flight and taken < s.max_pages:
                 entry = self.frontier.next(now)
@@ -438,7 +464,8 @@ class Engine:
                 self._tasks[task] = entry
                 taken += 1
             # refills commit first; that time is the catalogue's, not the frontier's
-            stage["frontier"] += time.perf_counter() - t0 - (self._commit_seconds - c0)
+            c1 = self._commit_clock
+            _charge(self.stats, "frontier", t0, (c1[0] - c0[0], c1[1] - c0[1]))
             ready = self._ready
             if ready and (not self._tasks or len(ready) >= batch_pages
                           or now - self._ready_since >= batch_seconds):  # fmt: skip
@@ -455,7 +482,7 @@ class Engine:
             hint = None
             if len(self._tasks) < max_in_flight and taken < s.max_pages:
                 hint = self.frontier.wait_hint(time.monotonic())
-            t0 = time.perf_counter()
+            t0 = _clock()
             if self._tasks:
                 timeout = min(hint, 0.25) if hint is not None else 0.25
                 if ready:
@@ -463,7 +490,7 @@ class Engine:
                 await self._wait_arrival(loop, timeout)
             else:  # nothing in flight, nothing fetched: wait for a host or a refill
                 await asyncio.sleep(min(hint if hint is not None else 0.05, 0.25))
-            stage["fetch_wait"] += time.perf_counter() - t0
+            _charge(self.stats, "fetch_wait", t0)
 
     async def _wait_arrival(self, loop: asyncio.AbstractEventLoop, timeout: float) -> None:
         """Until a fetch completes or ``timeout`` seconds pass (cheap: no per-task callbacks)."""
@@ -505,21 +532,21 @@ class Engine:
             return result, None
         from formhunter.fetch.render import maybe_render
 
-        t0 = time.perf_counter()
+        t0 = _clock()
         try:
             static = parse_page(entry.url, result.body, final_url=result.final_url or None,
                                 status=result.status, content_type=result.content_type or
                                 "text/html", depth=entry.depth)  # fmt: skip
         except Exception:
             return result, None  # the batch parses again and records the failure
-        self.stats.stage["parse"] += time.perf_counter() - t0
-        t0 = time.perf_counter()
+        _charge(self.stats, "parse", t0)
+        t0 = _clock()
         try:
             page = await maybe_render(self.settings.render.mode, self.renderer, result, static)
         except Exception:
             self._fault("render")
             page = static
-        self.stats.stage["render"] += time.perf_counter() - t0
+        _charge(self.stats, "render", t0)
         return result, page
 
     async def _cancel_inflight(self) -> None:
@@ -546,7 +573,7 @@ class Engine:
 
     def commit(self) -> None:
         """A commit point: every buffered row and the run's counters, one transaction."""
-        t0 = time.perf_counter()
+        t0 = _clock()
         with self.timer("catalogue"):
             st = self.stats
             self.catalogue.update_run(
@@ -555,7 +582,8 @@ class Engine:
                 errors=dict(st.errors), counters=st.to_dict(), stage_seconds=dict(st.stage),
             )  # fmt: skip
             self.catalogue.commit()
-        self._commit_seconds += time.perf_counter() - t0
+        w, c = self._commit_clock
+        self._commit_clock = (w + time.perf_counter() - t0[0], c + time.thread_time() - t0[1])
         self._last_commit = (self.stats.pages, time.monotonic())
         self._emit("commit")
 
@@ -615,7 +643,7 @@ class Engine:
 
     def _parse(self, batch: Sequence[tuple[Entry, tuple[FetchResult, Page | None]]]
                ) -> list[_Item]:  # fmt: skip
-        st, stage = self.stats, self.stats.stage
+        st = self.stats
         items: list[_Item] = []
         now = time.monotonic()
         for entry, (result, ready) in batch:
@@ -634,7 +662,7 @@ class Engine:
                 it.page = ready
                 st.parsed += 1
                 continue
-            t0 = time.perf_counter()
+            t0 = _clock()
             try:
                 it.page = parse_page(entry.url, result.body, final_url=result.final_url or None,
                                      status=result.status, content_type=result.content_type or
@@ -645,13 +673,13 @@ class Engine:
                 st.errors["parse"] += 1
                 if not isinstance(exc, ParseError):
                     self._fault("parse")
-            stage["parse"] += time.perf_counter() - t0
+            _charge(st, "parse", t0)
         return items
 
     def _classify(self, items: list[_Item]) -> None:
         if not items:
             return
-        t0 = time.perf_counter()
+        t0 = _clock()
         pc = self.page_classifier
         batch = getattr(pc, "page_scores", None)
         try:
@@ -672,12 +700,12 @@ class Engine:
             # Only forms new to the site are judged: a site repeats its forms on every page.
             it.new_forms = [f for f in page.forms
                             if cat.is_new_form(run_id, page.site, f.signature)]  # fmt: skip
-        self.stats.stage["classify"] += time.perf_counter() - t0
+        _charge(self.stats, "classify", t0)
 
     def _judge(self, items: list[_Item]) -> None:
         if not items:
             return
-        t0 = time.perf_counter()
+        t0 = _clock()
         many = getattr(self.critic, "judge_many", None)
         try:
             if many is not None:
@@ -693,12 +721,12 @@ class Engine:
             for it in items:
                 it.verdicts = []
                 it.new_forms = []
-        self.stats.stage["critic"] += time.perf_counter() - t0
+        _charge(self.stats, "critic", t0)
 
     def _record(self, it: _Item, links: _Outlinks) -> None:
         """Step 7 (catalogue), the site budget, step 8 (learners), step 9 (collect links)."""
         st, cat, entry, page, seq = self.stats, self.catalogue, it.entry, it.page, it.seq
-        t0 = time.perf_counter()
+        t0 = _clock()
         result = it.result
         st.on_topic += it.on_topic
         cat.add_page(self.run_id, seq, page, url=entry.url, site=entry.site, host=entry.host,
@@ -725,7 +753,7 @@ class Engine:
                 if verdict.relevant:
                     st.relevant += 1
                     new_relevant += 1
-        self.stats.stage["catalogue"] += time.perf_counter() - t0
+        _charge(st, "catalogue", t0)
         self.budget.page(entry.site, new_searchable, new_relevant)
         if page is not None:
             self._redirect_target(page, result, seq)
@@ -784,7 +812,7 @@ class Engine:
         if policy == "on_topic" and not on_topic:
             st.links_not_followed += len(page.links)
             return
-        t0 = time.perf_counter()
+        t0 = _clock()
         fs = self.settings.frontier
         depth = entry.depth + 1
         seen = self.store.seen
@@ -819,7 +847,7 @@ class Engine:
                 st.skipped[reason] += 1
                 continue
             links.add(rec, host, seq, last)
-        st.stage["frontier"] += time.perf_counter() - t0
+        _charge(st, "frontier", t0)
 
     def _add_outlinks(self, links: _Outlinks) -> None:
         """Score the batch's new links in one call and persist them (step 9)."""
