@@ -10,8 +10,12 @@ Data flow of one page, in order (the numbers are those of the architecture):
 3. The fetcher (``formhunter.fetch.Fetcher``) downloads it; up to
    ``max_in_flight`` fetches run concurrently as asyncio tasks. With ``render``
    auto/always the task also parses the page and, where needed, renders it in
-   headless chromium (``formhunter.fetch.render``). The fetches that completed
-   together are then processed as one batch in the event loop, stage by stage.
+   headless chromium (``formhunter.fetch.render``). Completed fetches wait in a
+   queue and are processed as one batch in the event loop, stage by stage, once
+   ``BATCH_PAGES`` are waiting, the first has waited ``BATCH_SECONDS``, or nothing
+   else is in flight (the classifiers' per-call overhead is paid per batch).
+   A page's link stays in flight (its host busy, its frontier row unchanged)
+   until its batch is recorded, so commits and resume see it as not fetched.
 4. ``parse_page`` builds the DOM once: text, links with context, forms.
 5. The page classifier gives Pr(on topic).
 6. The critic judges each form (searchable? domain? relevant?).
@@ -34,6 +38,10 @@ pages) are counted in ``CrawlStats.errors``; links not fetched on purpose
 (robots.txt, traps, site limits) in ``CrawlStats.skipped``; exceptions raised by
 a component (classifier, critic, scorer, learner: bugs, not the Web's fault) in
 ``CrawlStats.faults`` -- a crawl with faults ends with exit code 1.
+
+Every stage is charged wall seconds (``CrawlStats.stage``) and this thread's CPU
+seconds (``CrawlStats.stage_cpu``, robust to other load on the machine);
+``fetch_wait`` is the event loop waiting, which includes the HTTP client's work.
 
 Listeners (``Engine.listen``) are called as ``listener(event, engine)`` with the
 events "start", "page", "commit", "learn" and "end".
@@ -146,16 +154,17 @@ class CrawlStats:
     session_pages: int = 0  # pages fetched in this session
     started: float = field(default_factory=time.monotonic)
     cpu_started: float = field(default_factory=time.process_time)
+    ended: tuple[float, float] | None = None  # (monotonic, process CPU) when the session ended
 
     @property
     def seconds(self) -> float:
-        """Wall seconds of this session."""
-        return time.monotonic() - self.started
+        """Wall seconds of this session (up to its end once it ended)."""
+        return (self.ended[0] if self.ended else time.monotonic()) - self.started
 
     @property
     def cpu_seconds(self) -> float:
         """CPU seconds of this process during this session (all threads)."""
-        return time.process_time() - self.cpu_started
+        return (self.ended[1] if self.ended else time.process_time()) - self.cpu_started
 
     @property
     def pages_per_second(self) -> float:
@@ -593,6 +602,7 @@ class Engine:
         status = "interrupted" if reason == "interrupted" else "finished"
         self.catalogue.update_run(self.run_id, status=status, finished_at=now())
         self.commit()
+        self.stats.ended = (time.monotonic(), time.process_time())
         self._emit("end")
 
     def _emit(self, event: str) -> None:
