@@ -188,6 +188,82 @@ def test_learner_swaps_scorer_and_frontier_is_reranked(
     cat.close()
 
 
+class _CountingCritic:
+    """The keyword critic, recording the size of every judge_many call."""
+
+    def __init__(self, domain: str) -> None:
+        from formhunter.defaults import KeywordCritic, domain_keywords
+
+        self.inner = KeywordCritic(domain, domain_keywords(domain))
+        self.calls: list[int] = []
+
+    def judge(self, forms: Sequence[Any], page: Any) -> list[Any]:
+        raise AssertionError("the engine must call judge_many")
+
+    def judge_many(self, batch: Sequence[tuple[Any, Any]]) -> list[list[Any]]:
+        self.calls.append(len(batch))
+        return self.inner.judge_many(batch)
+
+
+class _CountingPages:
+    """The keyword page classifier, recording the size of every page_scores call."""
+
+    def __init__(self, domain: str) -> None:
+        from formhunter.defaults import KeywordPageClassifier, domain_keywords
+
+        self.inner = KeywordPageClassifier(domain_keywords(domain))
+        self.calls: list[int] = []
+
+    def page_score(self, page: Any) -> float:
+        raise AssertionError("the engine must call page_scores")
+
+    def page_scores(self, pages: Sequence[Any]) -> list[float]:
+        self.calls.append(len(pages))
+        return self.inner.page_scores(pages)
+
+
+_COUNTERS: dict[str, Any] = {}
+
+
+@register("critic", "test-counting")
+def _counting_critic(domain: str) -> _CountingCritic:
+    _COUNTERS["critic"] = _CountingCritic(domain)
+    return _COUNTERS["critic"]
+
+
+@register("page_classifier", "test-counting")
+def _counting_pages(domain: str) -> _CountingPages:
+    _COUNTERS["pages"] = _CountingPages(domain)
+    return _COUNTERS["pages"]
+
+
+def test_pages_are_classified_and_judged_in_batches(proxy: ProxyHandle, tmp_path: Path) -> None:
+    """Completed fetches are batched: one classifier call per batch, every page once."""
+    settings = _settings(proxy, tmp_path / "b.duckdb",
+                         crawl={"max_pages": 120, "critic": "test-counting",
+                                "page_classifier": "test-counting"},
+                         fetch={"concurrency": 32})  # fmt: skip
+    result, cat = _crawl(settings, proxy.web.seeds("airfare", 8))
+    st = result.stats
+    assert result.reason == "budget" and not st.faults
+    pages, critic = _COUNTERS["pages"], _COUNTERS["critic"]
+    assert sum(pages.calls) == st.parsed and max(pages.calls) > 1
+    assert len(pages.calls) < st.parsed / 2  # batched, not page by page
+    assert critic.calls and sum(critic.calls) <= st.parsed
+    rows = cat.con.execute("SELECT count(*), count(DISTINCT url) FROM pages").fetchall()
+    assert rows == [(st.pages, st.pages)]
+    fetched = cat.con.execute(
+        "SELECT count(*) FROM frontier WHERE state = 'fetched' AND reason <> 'redirect-target'"
+    ).fetchall()
+    assert fetched[0][0] == st.pages - st.n_errors
+    for key in ("parse", "classify", "catalogue"):
+        assert st.stage_cpu[key] > 0 and st.stage[key] > 0
+    wall, cpu = st.seconds, st.cpu_seconds
+    sum(range(200_000))
+    assert cpu > 0 and (st.seconds, st.cpu_seconds) == (wall, cpu)  # frozen at the end
+    cat.close()
+
+
 @pytest.mark.browser
 def test_render_auto_finds_script_built_forms(proxy: ProxyHandle, tmp_path: Path) -> None:
     from formhunter.simweb.truth import form_rows
