@@ -221,9 +221,16 @@ def evaluate_kind(
     if kind == "searchable":
         from classifiers.searchable import SearchableFormClassifier, cross_validate_searchable
 
+        packs = bool(params.pop("packs", True))
         df = datasets.load_formasaurus()
-        report = cross_validate_searchable(df, SearchableFormClassifier(**params), n_splits)
-        return report, datasets.data_hash([datasets.FORMASAURUS_FILE])
+        files = [datasets.FORMASAURUS_FILE]
+        extra = None
+        if packs:
+            extra = datasets.load_pack_forms(root=domains_dir)
+            files += datasets.pack_files(sorted(set(extra["pack"]) - {"_other"}), domains_dir)
+        model = SearchableFormClassifier(**params)
+        report = cross_validate_searchable(df, model, n_splits, extra=extra)
+        return report, datasets.data_hash(files)
     if kind == "domain":
         from classifiers.domain import MIN_FORMS, DomainFormClassifier, cross_validate_domain
 

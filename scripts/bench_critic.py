@@ -1,10 +1,12 @@
 """Benchmark of the form critic; prints figures.
 
-1. Searchable forms, formasaurus corpus, one GroupKFold(5)-by-site split shared by
-   every model: our decision tree (default), gradient boosting and logistic
-   regression (stronger learners), formasaurus's own form-type model (trained per
-   fold on the same split; benchmark only) and the keyword heuristic.
-   Precision/recall/F1 of the search class, F1 per fold (mean +- sd), time.
+1. Searchable forms, formasaurus corpus plus the domain packs' forms, one
+   GroupKFold(5)-by-site split shared by every model: logistic regression (the
+   default), ACHE's decision tree and gradient boosting, each trained with and
+   without the pack forms; formasaurus's own form-type model (trained per fold on
+   the same split; benchmark only) and the keyword heuristic. Precision/recall/F1
+   of the search class on formasaurus, F1 per fold (mean +- sd), recall on the
+   packs' forms (out of fold), time.
 2. Domain classifier on domains/*: per-domain P/R/F1 and macro-F1 (site-grouped CV).
 3. Speed: loading the default models, judging (forms/s, batched per page).
 
@@ -20,6 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from sklearn.base import clone
 from sklearn.metrics import f1_score
 from sklearn.model_selection import GroupKFold
@@ -37,40 +40,59 @@ def _run(
     fit_predict: Callable[[np.ndarray, np.ndarray], np.ndarray],
     y: np.ndarray,
     folds: list[tuple[np.ndarray, np.ndarray]],
+    n_eval: int,
 ) -> dict[str, Any]:
+    """Out-of-fold predictions; metrics on the first ``n_eval`` rows (formasaurus),
+    recall on the searchable rows after them (the packs' forms)."""
     pred = np.zeros(len(y), dtype=bool)
     per_fold = []
     t = time.perf_counter()
     for train, test in folds:
         pred[test] = fit_predict(train, test)
-        per_fold.append(f1_score(y[test], pred[test], zero_division=0))
-    r = binary_report(y, pred)
+        ev = test[test < n_eval]
+        per_fold.append(f1_score(y[ev], pred[ev], zero_division=0))
+    r = binary_report(y[:n_eval], pred[:n_eval])
+    extra = y[n_eval:]
+    r["pack_recall"] = float(pred[n_eval:][extra].mean()) if extra.any() else float("nan")
     r |= {"name": name, "fold_f1": per_fold, "seconds": time.perf_counter() - t}
     return r
 
 
 def bench_searchable(n_folds: int, with_formasaurus: bool) -> None:
-    df = load_formasaurus()
+    fz = load_formasaurus()
+    packs = load_pack_forms()
+    n = len(fz)
+    cols = ["site", "url", "title", "searchable", "form"]
+    df = pd.concat([fz[cols], packs[cols]], ignore_index=True)
     X = samples(df)
     y = df["searchable"].to_numpy(dtype=bool)
     folds = list(GroupKFold(n_splits=n_folds).split(X, y, df["site"].to_numpy()))
     print(
-        f"== searchable: {len(y)} formasaurus forms ({int(y.sum())} search) from "
-        f"{df['site'].nunique()} sites, GroupKFold({n_folds}) by site, same split for all"
+        f"== searchable: {n} formasaurus forms ({int(y[:n].sum())} search) from "
+        f"{fz['site'].nunique()} sites, plus {len(packs)} domain-pack forms; "
+        f"GroupKFold({n_folds}) by site over both, same split for all. P/R/F1 on the "
+        "formasaurus forms; 'pack R' = out-of-fold recall on the packs' searchable forms"
     )
 
-    def ours(est: SearchableFormClassifier) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    def ours(
+        est: SearchableFormClassifier, with_packs: bool
+    ) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
         def fp(train: np.ndarray, test: np.ndarray) -> np.ndarray:
-            m = clone(est).fit([X[i] for i in train], y[train])
+            tr = train if with_packs else train[train < n]
+            m = clone(est).fit([X[i] for i in tr], y[tr])
             return np.asarray(m.predict([X[i] for i in test]))
 
         return fp
 
-    runs = [
-        _run("decision tree (default)", ours(SearchableFormClassifier()), y, folds),
-        _run("gradient boosting", ours(SearchableFormClassifier(learner="gbm")), y, folds),
-        _run("logistic regression", ours(SearchableFormClassifier(learner="logreg")), y, folds),
-    ]
+    runs = []
+    for label, learner in (("logistic regression", "logreg"), ("decision tree", "tree"),
+                           ("gradient boosting", "gbm")):  # fmt: skip
+        for with_packs in (True, False):
+            name = f"{label} {'+ packs' if with_packs else 'formasaurus only'}"
+            if learner == "logreg" and with_packs:
+                name += " (default)"
+            est = SearchableFormClassifier(learner=learner)
+            runs.append(_run(name, ours(est, with_packs), y, folds, n))
     heur = HeuristicCritic("", strict=False)
     runs.append(
         _run(
@@ -80,6 +102,7 @@ def bench_searchable(n_folds: int, with_formasaurus: bool) -> None:
             ),
             y,
             folds,
+            n,
         )
     )
     if with_formasaurus:
@@ -91,23 +114,26 @@ def bench_searchable(n_folds: int, with_formasaurus: bool) -> None:
         else:
             elems = [
                 get_forms(load_html(h, base_url=u))[0]
-                for h, u in zip(df["html"], df["url"], strict=True)
+                for h, u in zip(fz["html"], fz["url"], strict=True)
             ]
             simplify = {"P": "o", "V": "o", "N": "o", "C": "o"}
-            types = np.array([simplify.get(t, t) for t in df["type"]])
+            types = np.array([simplify.get(t, t) for t in fz["type"]])
+            fz_folds = [(tr[tr < n], te[te < n]) for tr, te in folds]
 
             def fsaurus(train: np.ndarray, test: np.ndarray) -> np.ndarray:
                 model = formtype_model.get_model()
                 model.fit([elems[i] for i in train], types[train])
                 return np.asarray(model.predict([elems[i] for i in test])) == "s"
 
-            runs.append(_run("formasaurus form-type model", fsaurus, y, folds))
-    print(f"{'model':<30}{'P':>7}{'R':>7}{'F1':>7}  {'F1 per fold mean+-sd':<22}{'time s':>7}")
+            runs.append(_run("formasaurus form-type model", fsaurus, y[:n], fz_folds, n))
+    print(f"{'model':<44}{'P':>7}{'R':>7}{'F1':>7}  {'F1 per fold mean+-sd':<22}"
+          f"{'pack R':>7}{'time s':>8}")  # fmt: skip
     for r in runs:
         f = np.asarray(r["fold_f1"])
+        pr = "    –" if np.isnan(r["pack_recall"]) else f"{r['pack_recall']:.3f}"
         print(
-            f"{r['name']:<30}{r['precision']:>7.3f}{r['recall']:>7.3f}{r['f1']:>7.3f}  "
-            f"{f.mean():.3f} +- {f.std():.3f}{'':<8}{r['seconds']:>7.1f}"
+            f"{r['name']:<44}{r['precision']:>7.3f}{r['recall']:>7.3f}{r['f1']:>7.3f}  "
+            f"{f.mean():.3f} +- {f.std():.3f}{'':<8}{pr:>7}{r['seconds']:>8.1f}"
         )
 
 

@@ -45,7 +45,10 @@ def run_searchable(args: argparse.Namespace) -> int:
         params["max_depth"] = args.max_depth or None
     if args.min_samples_leaf is not None:
         params["min_samples_leaf"] = args.min_samples_leaf
-    _, metrics = train_searchable_model(out, data=args.data, n_splits=args.folds, **params)
+    _, metrics = train_searchable_model(
+        out, data=args.data, packs=not args.no_packs, domains_dir=args.domains_dir,
+        n_splits=args.folds, **params,
+    )  # fmt: skip
     _print_metrics(metrics, out)
     return 0
 
@@ -154,13 +157,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     s = targets.add_parser(
         "searchable",
-        help="the searchable-form classifier (decision tree, formasaurus forms)",
+        help="the searchable-form classifier (formasaurus forms plus the packs' forms)",
         description="Train the searchable-form classifier on data/formasaurus/forms.jsonl.gz "
-        "with GroupKFold-by-site cross-validation; writes model.joblib + manifest.json.",
+        "and the domain packs' forms, with GroupKFold-by-site cross-validation scored on "
+        "the formasaurus forms; writes model.joblib + manifest.json.",
     )
     s.add_argument("--out", help="model directory (default: data/models/searchable)")
     s.add_argument("--data", help="forms.jsonl.gz to train on (default: data/formasaurus/)")
-    s.add_argument("--learner", default="tree", help="tree (default), gbm or logreg")
+    s.add_argument("--learner", default="logreg", help="logreg (default), tree or gbm")
+    s.add_argument("--no-packs", action="store_true",
+                   help="train on formasaurus only (default: the domain packs' forms too)")
+    s.add_argument("--domains-dir", help="folder of domain packs (default: domains/)")
     s.add_argument("--max-depth", type=int, default=None, help="tree depth (0 = unlimited)")
     s.add_argument("--min-samples-leaf", type=int, default=None, help="tree leaf size")
     s.add_argument("--folds", type=int, default=5, help="cross-validation folds (default 5)")
