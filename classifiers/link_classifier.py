@@ -116,11 +116,16 @@ class MultiLevelLinkClassifier(ClassifierMixin, BaseEstimator):
         return np.asarray(self.predict_level(X)[0])
 
     def predict_level(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
-        """(level of each link, probability of that level). Vectorised.
+        """(level of each link, its priority within the level). Vectorised.
 
-        A link without any selected feature carries no evidence of its distance:
-        it goes to the last band (background, or the farthest level) with that
-        band's prior, instead of the band the class priors happen to favour.
+        On a path level the priority is the probability of that level (ACHE §2.2).
+        In the background band it is the probability of being on *some* path
+        (1 - Pr(background)): the frontier takes the highest priority first, and
+        the background band is what the crawl falls back on when the path levels
+        run dry, so its most promising links must come first, not its most
+        background-like ones. A link without any selected feature carries no
+        evidence of its distance: it goes to the last band (background, or the
+        farthest level) with that band's prior as its probability.
         """
         check_is_fitted(self, "pipeline_")
         Xs = self.pipeline_.named_steps["features"].transform(X)
@@ -131,8 +136,12 @@ class MultiLevelLinkClassifier(ClassifierMixin, BaseEstimator):
         levels = classes[best]
         scores = proba[np.arange(len(best)), best]
         empty = np.asarray(Xs.getnnz(axis=1) == 0)
+        last = len(classes) - 1
         if empty.any():
-            last = len(classes) - 1
             levels[empty] = classes[last]
             scores[empty] = float(np.exp(nb.class_log_prior_[last]))
+        if self.background and classes[last] == self.n_levels:
+            bg = levels == self.n_levels
+            p_bg = np.where(empty, float(np.exp(nb.class_log_prior_[last])), proba[:, last])
+            scores[bg] = 1.0 - p_bg[bg]
         return levels, scores

@@ -134,11 +134,15 @@ def select_terms(
     min_len: int = 3,
     sites: Sequence[str] | None = None,
     min_sites: int = 1,
+    sources: Sequence[str] | None = None,
 ) -> list[tuple[str, int]]:
     """Top-``n`` terms by document frequency (with URL sub-term merging when
     ``url_k`` is given); terms shorter than ``min_len`` or rarer than ``min_df`` are
     skipped, and with ``sites`` (the site of each doc) so are terms found on fewer
-    than ``min_sites`` sites (a site's own vocabulary does not generalise)."""
+    than ``min_sites`` sites (a site's own vocabulary does not generalise); with
+    ``sources`` (the site of each doc's source page) also on links from fewer than
+    ``min_sites`` source sites (one directory's listing text is one page's vocabulary,
+    however many sites it links to)."""
     df = document_frequencies(docs)
     if url_k:
         df = merge_url_subterms(df, url_k)
@@ -146,15 +150,35 @@ def select_terms(
     if sites is None or min_sites <= 1:
         return ranked[:n]
     out: list[tuple[str, int]] = []
+    srcs = sources if sources is not None and any(sources) else None
     for t, f in ranked:
-        if url_k:  # merged URL terms count the docs of the terms that contain them
-            seen = {s for d, s in zip(docs, sites, strict=True) if any(t in x for x in d)}
-        else:
-            seen = {s for d, s in zip(docs, sites, strict=True) if t in d}
+        # merged URL terms count the docs of the terms that contain them
+        hit = [any(t in x for x in d) for d in docs] if url_k else [t in d for d in docs]
+        seen = {s for h, s in zip(hit, sites, strict=True) if h}
+        if srcs is not None and len(seen) >= min_sites:
+            seen_src = {s for h, s in zip(hit, srcs, strict=True) if h}
+            if len(seen_src) < min_sites:
+                continue
         if len(seen) >= min_sites:
             out.append((t, f))
             if len(out) == n:
                 break
+    return out
+
+
+def _source_sites(frame: pd.DataFrame) -> list[str]:
+    """The site of each link's source page ("" when the frame has no parent_url)."""
+    from formhunter.urls import site_of
+
+    if "parent_url" not in frame:
+        return [""] * len(frame)
+    memo: dict[str, str] = {}
+    out = []
+    for u in frame["parent_url"].fillna("").astype(str).tolist():
+        s = memo.get(u)
+        if s is None:
+            s = memo[u] = site_of(u) if u else ""
+        out.append(s)
     return out
 
 
@@ -376,6 +400,7 @@ class LinkFeatureSelector(TransformerMixin, BaseEstimator):
         for space in SPACES:
             col = frame[space].fillna("").astype(str).tolist() if space in frame else []
             sites = _sites(frame) if self.min_sites > 1 else []
+            sources = _source_sites(frame) if self.min_sites > 1 else []
             docs_all = [terms(t, space) for t in col] or [[] for _ in range(len(frame))]
             total: Counter[str] = Counter()
             per_level: list[list[str]] = []
@@ -389,6 +414,7 @@ class LinkFeatureSelector(TransformerMixin, BaseEstimator):
                     min_len=self.min_len,
                     sites=[sites[i] for i in idx] if self.min_sites > 1 else None,
                     min_sites=self.min_sites,
+                    sources=[sources[i] for i in idx] if self.min_sites > 1 else None,
                 )
                 self.level_features_[lv][space] = [t for t, _ in chosen]
                 per_level.append([t for t, _ in chosen])

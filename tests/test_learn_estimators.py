@@ -224,6 +224,27 @@ def test_multilevel_nb_recovers_levels() -> None:
     assert lv[0] == 3
 
 
+def test_background_band_puts_its_most_promising_links_first() -> None:
+    # The frontier takes the highest priority first; in the background band that must
+    # be the link most likely to be on a path, not the most background-like one.
+    rows, y = [], []
+    for lv, anchor in enumerate(["search flights", "flight deals", "travel guide"]):
+        rows += [{"url": f"http://s{i}.example/p{lv}", "anchor": anchor} for i in range(10)]
+        y += [lv] * 10
+    # background links share the path term "deals" (flight deal pages everywhere)
+    rows += [{"url": f"http://s{i}.example/item{i}", "anchor": "deals"} for i in range(30)]
+    y += [3] * 30
+    model = MultiLevelLinkClassifier(n_levels=3, min_df=2).fit(pd.DataFrame(rows), y)
+    test = pd.DataFrame([{"url": "http://t.example/item9", "anchor": "deals deals"},
+                         {"url": "http://t.example/zzz", "anchor": ""},
+                         {"url": "http://t.example/q", "anchor": "search flights"}])  # fmt: skip
+    levels, scores = model.predict_level(test)
+    assert levels.tolist() == [3, 3, 0]
+    proba = model.predict_proba(test)
+    assert scores[0] == pytest.approx(1 - proba[0, 3])  # Pr(on some path)
+    assert scores[1] > scores[0]  # no evidence beats evidence of background
+
+
 def test_multilevel_nb_rejects_bad_levels() -> None:
     X, _ = path_links(8)
     with pytest.raises(ValueError, match="levels must lie"):
@@ -357,3 +378,18 @@ def test_afs_min_sites_drops_one_site_vocabulary() -> None:
     assert "acm" in LinkFeatureSelector(min_df=2).fit(X, y).features_["anchor"]
     sel = LinkFeatureSelector(min_df=2, min_sites=2).fit(X, y)
     assert sel.features_["anchor"] == ["search"] and sel.features_["url"] == ["search"]
+
+
+def test_afs_min_sites_drops_one_source_pages_vocabulary() -> None:
+    # A directory lists sites with their names around each link: the names reach many
+    # target sites but come from one source site; "flights" comes from three.
+    rows = [{"url": f"http://www.s{i}.example/", "anchor": "", "site": f"s{i}.example",
+             "around": "Falcon Wander Northsky" if i < 3 else "cheap flights",
+             "parent_url": f"http://dir{0 if i < 3 else i}.example/airfare"}
+            for i in range(6)]  # fmt: skip
+    X, y = pd.DataFrame(rows), np.zeros(6, dtype=np.int64)
+    sel = LinkFeatureSelector(min_df=2, min_sites=2).fit(X, y)
+    assert sel.features_["around"] == ["cheap", "flight"]
+    no_parent = X.drop(columns=["parent_url"])  # no source known: target sites only
+    assert "falcon" in LinkFeatureSelector(min_df=2, min_sites=2).fit(no_parent, y).features_[
+        "around"]
