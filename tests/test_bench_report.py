@@ -84,3 +84,21 @@ def test_bad_flags_are_usage_errors(capsys: pytest.CaptureFixture[str], tmp_path
     assert main(["bench", "harvest", "--domains", "cars", "--out", str(tmp_path)]) == 2
     assert "unknown domain 'cars'" in capsys.readouterr().err
     assert main(["bench"]) == 2
+
+
+def test_pages_to_reach_uses_each_repeats_own_target() -> None:
+    # Two repeats ending at 3 and 4 forms: the mean target 3.5 is reached by neither,
+    # each repeat's own target is (at seq 3 and 4).
+    from formhunter.bench.report import _pages_to_reach
+
+    rows = []
+    for rep, counts in ((0, [0, 1, 3, 3]), (1, [1, 2, 2, 4])):
+        rows += [{"strategy": "baseline", "domain": "d", "repeat": rep, "seq": i + 1,
+                  "relevant_so_far": c} for i, c in enumerate(counts)]  # fmt: skip
+    rows += [{"strategy": "cfc", "domain": "d", "repeat": 0, "seq": i + 1,
+              "relevant_so_far": c} for i, c in enumerate([3, 3, 3, 3])]  # fmt: skip
+    curves = pd.DataFrame(rows)
+    assert _pages_to_reach(curves, "d", "baseline", {0: 3, 1: 4}) == (3.5, 0)
+    assert _pages_to_reach(curves, "d", "cfc", {0: 3, 1: 4}) == (1.0, 0)  # repeat 1 not run
+    assert _pages_to_reach(curves, "d", "cfc", {0: 4}) == (pytest.approx(float("nan"),
+                                                                        nan_ok=True), 1)

@@ -90,14 +90,22 @@ def _msd(runs: pd.DataFrame, domain: str, strategy: str, col: str) -> str:
     return _cell(r[col], "{:.1f}") if col in r else "–"
 
 
-def _pages_to_reach(curves: pd.DataFrame, domain: str, strategy: str, target: float) -> float:
-    """Mean over repeats of the pages needed to reach ``target`` relevant forms (nan: never)."""
+def _pages_to_reach(curves: pd.DataFrame, domain: str, strategy: str,
+                    targets: dict[int, float]) -> tuple[float, int]:  # fmt: skip
+    """Pages ``strategy`` needed to reach each repeat's target count of relevant forms:
+    (mean over the repeats that reached it, or nan; repeats that never did)."""
     c = curves[(curves["domain"] == domain) & (curves["strategy"] == strategy)]
-    out = []
-    for _, g in c.groupby("repeat"):
+    hits, never = [], 0
+    for rep, g in c.groupby("repeat"):
+        target = targets.get(int(rep), 0)
+        if not target:
+            continue
         hit = g.loc[g["relevant_so_far"] >= target, "seq"]
-        out.append(float(hit.min()) if len(hit) else math.nan)
-    return float(np.mean(out)) if out else math.nan
+        if len(hit):
+            hits.append(float(hit.min()))
+        else:
+            never += 1
+    return (float(np.mean(hits)) if hits else math.nan), never
 
 
 def _pct(x: float) -> str:
@@ -162,14 +170,19 @@ def claims(runs: pd.DataFrame, curves: pd.DataFrame, domains: Sequence[str]) -> 
         for d in domains:
             hb = _mean(runs, d, "baseline", "harvest_relevant")
             hc = _mean(runs, d, "cfc", "harvest_relevant")
-            target = _mean(runs, d, "baseline", "relevant")
-            pb = _pages_to_reach(curves, d, "baseline", target) if target else math.nan
-            pc = _pages_to_reach(curves, d, "cfc", target) if target else math.nan
-            saved = 1 - pc / pb if pb and not math.isnan(pc) else math.nan
+            rb = runs[(runs["domain"] == d) & (runs["strategy"] == "baseline")]
+            targets = {int(r): float(v) for r, v in zip(rb["repeat"], rb["relevant"],
+                                                        strict=True)}  # fmt: skip
+            pb, _ = _pages_to_reach(curves, d, "baseline", targets)
+            pc, never = _pages_to_reach(curves, d, "cfc", targets)
+            saved = 1 - pc / pb if pb and not math.isnan(pc) and not never else math.nan
+            reach = "never" if math.isnan(pc) else f"{pc:.0f}"
+            if never and not math.isnan(pc):
+                reach += f" ({never} repeat(s) never)"
             sunk = _sunk(runs, d)
             lines.append(
                 f"| {d} | {hb:.2%} | {hc:.2%} | {_pct(hc / hb - 1) if hb else 'n/a'} | "
-                f"{pb:.0f} | {'never' if math.isnan(pc) else f'{pc:.0f}'} | {_cut(saved)} | "
+                f"{'n/a' if math.isnan(pb) else f'{pb:.0f}'} | {reach} | {_cut(saved)} | "
                 f"{sunk} |"
             )
     else:
