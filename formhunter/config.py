@@ -130,7 +130,7 @@ class LearningSettings:
     ``rerank``: re-rank the whole frontier when a learner returns a new scorer.
     """
 
-    threshold: int = 50
+    threshold: int = 10  # == formhunter.learners.DEFAULT_THRESHOLD (why not ACHE's 100: there)
     path_length: int = 3
     features_per_space: int = 25
     min_support: int = 2

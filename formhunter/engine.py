@@ -819,7 +819,9 @@ class Engine:
         """Collect the page's new outlinks allowed by the follow policy and trap limits."""
         st, fr = self.stats, self.frontier
         policy = self.strategy.follow
-        if policy == "on_topic" and not on_topic:
+        # A seed is followed whatever its score: the user chose it as a way in, and a
+        # directory page or portal home often scores off topic though it links on.
+        if policy == "on_topic" and not on_topic and entry.depth > 0:
             st.links_not_followed += len(page.links)
             return
         t0 = _clock()

@@ -50,8 +50,8 @@ class Strategy:
     - ``page_classifier``, ``scorer``, ``critic``: registry names ("auto": see AUTO).
     - ``learners``: registry names of kind "learner", built in order; each may
       return a new scorer after observing an outcome (then the frontier is re-ranked).
-    - ``follow``: "all" follows every outlink; "on_topic" only outlinks of pages
-      whose page score >= ``on_topic_threshold`` (ACHE's FFC and baseline);
+    - ``follow``: "all" follows every outlink; "on_topic" only outlinks of seeds and
+      of pages whose page score >= ``on_topic_threshold`` (ACHE's FFC and baseline);
       "on_topic_first" keeps the others too, in the frontier's last level.
     - ``site_limits``: apply the per-site stopping criteria of ``settings.stopping``.
     - ``dom_terms``: compute the apprentice's ``term@d`` tokens for every link.

@@ -265,6 +265,41 @@ def test_pages_are_classified_and_judged_in_batches(proxy: ProxyHandle, tmp_path
 
 
 @pytest.mark.browser
+class _NothingOnTopic:
+    """A page classifier that finds every page off topic."""
+
+    def __init__(self, domain: str) -> None:
+        self.domain = domain
+
+    def page_score(self, page: Any) -> float:
+        return 0.0
+
+    def page_scores(self, pages: Sequence[Any]) -> list[float]:
+        return [0.0] * len(pages)
+
+
+register("page_classifier", "test-nothing-on-topic")(_NothingOnTopic)
+
+
+def test_on_topic_policy_follows_seeds_whatever_their_score(
+    proxy: ProxyHandle, tmp_path: Path
+) -> None:
+    """Baseline follows outlinks of on-topic pages only, but a seed is always a way in."""
+    seeds = proxy.web.seeds("airfare", 2)
+    settings = _settings(proxy, tmp_path / "f.duckdb",
+                         crawl={"strategy": "baseline", "max_pages": 2000,
+                                "page_classifier": "test-nothing-on-topic"})  # fmt: skip
+    result, cat = _crawl(settings, seeds)
+    st = result.stats
+    assert result.reason == "exhausted" and not st.faults
+    rows = cat.con.execute("SELECT depth, on_topic FROM pages").fetchall()
+    cat.close()
+    assert {d for d, _ in rows} == {0, 1}, "the seeds' links, and nothing beyond"
+    assert sum(d == 1 for d, _ in rows) > len(seeds)
+    assert not any(t for _, t in rows)
+    assert st.links_not_followed > 0
+
+
 def test_render_auto_finds_script_built_forms(proxy: ProxyHandle, tmp_path: Path) -> None:
     from formhunter.simweb.truth import form_rows
 

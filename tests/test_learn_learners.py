@@ -440,3 +440,10 @@ def test_link_memory_is_bounded() -> None:
     for i, (url, tp) in enumerate(web.items()):
         mem.observe(PageOutcome(toy_page(tp, 1), 0.5, [], [url]))
         assert len(mem.fetched) <= 5 and len(mem.pending) <= 7, i
+
+
+def test_settings_default_threshold_is_the_learners_default() -> None:
+    from formhunter.config import LearningSettings
+    from formhunter.learners import DEFAULT_THRESHOLD
+
+    assert LearningSettings().threshold == DEFAULT_THRESHOLD
