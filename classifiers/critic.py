@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from classifiers.datasets import OTHER, domains_root, iter_packs, load_pack
+from classifiers.fast_inference import Checked
 from classifiers.form_features import STRUCTURE_FEATURES, FormSample, structure_vector
 from classifiers.persist import DEFAULT_MODELS, load_model
 from formhunter.exceptions import ModelError, UsageError
@@ -60,6 +61,7 @@ class FormCritic:
         )
         self.domain_model, self.domain_manifest = load_model(base / "domain", "domain")
         self.classes_ = [str(c) for c in self.domain_model.classes_]
+        self._checked: dict[str, Checked] = {}
         if domain and (domain not in self.classes_ or domain == OTHER):
             known = ", ".join(c for c in self.classes_ if c != OTHER)
             raise ModelError(
@@ -67,6 +69,15 @@ class FormCritic:
                 f"(known: {known}). Add labelled forms to domains/{domain}/forms.jsonl and "
                 f"retrain: formhunter train domain --domain {domain} --out {base / 'domain'}"
             )
+
+    def _proba(self, which: str, samples: list[FormSample]) -> np.ndarray:
+        """``predict_proba`` of the searchable or domain model, through the compiled path
+        (``classifiers.fast_inference``: same floats, no per-call validation)."""
+        model = self.searchable_model if which == "searchable" else self.domain_model
+        checked = self._checked.get(which)
+        if checked is None or checked.est is not model:
+            checked = self._checked[which] = Checked(model, which)
+        return checked(samples)
 
     def judge(self, forms: Sequence[Form], page: Page) -> list[Verdict]:
         """One verdict per form, in order; all forms of a page are scored in one batch."""
@@ -82,13 +93,13 @@ class FormCritic:
         samples = [s for forms, page in batch for s in _samples(forms, page)]
         if not samples:
             return [[] for _ in batch]
-        s_score = self.searchable_model.predict_proba(samples)[:, 1]
+        s_score = self._proba("searchable", samples)[:, 1]
         searchable = s_score >= self.searchable_threshold
         domains = [""] * len(samples)
         d_score = np.zeros(len(samples))
         idx = np.flatnonzero(searchable)
         if len(idx):
-            proba = self.domain_model.predict_proba([samples[i] for i in idx])
+            proba = self._proba("domain", [samples[i] for i in idx])
             best = np.argmax(proba, axis=1)
             for j, i in enumerate(idx):
                 domains[i] = self.classes_[best[j]]

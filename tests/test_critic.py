@@ -172,6 +172,56 @@ def test_judge_many_equals_judge_per_page(models: Path) -> None:
     assert any(v.relevant for v in critics[0].judge_many(batch)[0])
 
 
+def test_compiled_proba_equals_scikit_learn(models: Path) -> None:
+    """The critic's compiled predict_proba gives scikit-learn's floats exactly, on the
+    shipped models and on fixture-trained ones, over every pack form, in small and
+    large batches; the critic takes that path once its first call agreed."""
+    from classifiers.fast_inference import compile_proba
+
+    df = load_pack_forms(root=FIXTURES)
+    X = samples(df)
+    trained = [persist.load_model(models / k, k)[0] for k in ("searchable", "domain")]
+    shipped = [persist.load_model(persist.DEFAULT_MODELS / k, k)[0]
+               for k in ("searchable", "domain")
+               if (persist.DEFAULT_MODELS / k / "manifest.json").is_file()]  # fmt: skip
+    assert shipped, "the default models are committed"
+    for model in trained + shipped:
+        fast = compile_proba(model)
+        assert fast is not None, type(model).__name__
+        for batch in (X[:1], X[:7], X):
+            want, got = model.predict_proba(batch), fast(batch)
+            assert got.dtype == want.dtype and np.array_equal(got, want)
+    critic = FormCritic("airfare", models)
+    critic.judge(_forms(), _page())
+    assert all(c.checked and c.fast is not None for c in critic._checked.values())
+    assert set(critic._checked) == {"searchable", "domain"}
+    # swapping a model in rebuilds its compiled path
+    critic.searchable_model = trained[0]
+    critic.judge(_forms(), _page())
+    assert critic._checked["searchable"].est is trained[0]
+
+
+def test_compiled_proba_falls_back(models: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A compiled path that disagrees with scikit-learn is dropped for good, with a
+    warning; unsupported estimators are not compiled."""
+    from sklearn.naive_bayes import MultinomialNB
+
+    from classifiers.fast_inference import Checked, compile_proba
+
+    model, _ = persist.load_model(models / "searchable", "searchable")
+    checked = Checked(model, "searchable")
+    assert checked.fast is not None
+    checked.fast = lambda X: np.zeros((len(X), 2))
+    X = [FormSample(f) for f in _forms()]
+    with caplog.at_level("WARNING"):
+        assert np.array_equal(checked(X), model.predict_proba(X))
+    assert checked.fast is None and "differs" in caplog.text
+    assert np.array_equal(checked(X), model.predict_proba(X))
+    assert checked([]).shape == (0, 2)
+    assert compile_proba(MultinomialNB()) is None
+    assert compile_proba(SearchableFormClassifier(learner="tree")) is None
+
+
 def test_heuristic_critic() -> None:
     name = iter_packs()[0]
     critic = registry.create("critic", "heuristic", domain=name)
