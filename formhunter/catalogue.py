@@ -120,23 +120,30 @@ def now() -> datetime:
 
 
 class RowBuffer:
-    """Rows kept column-wise in memory, turned into one Arrow table at flush."""
+    """Rows kept in memory (one tuple each), turned into one Arrow table at flush.
+
+    Appending a tuple is the per-link/per-page cost of the crawl loop; the transpose
+    into columns happens once per commit, at C speed (``zip(*rows)``).
+    """
 
     def __init__(self, schema: pa.Schema) -> None:
         self.schema = schema
-        self.columns: list[list[Any]] = [[] for _ in schema.names]
+        self.width = len(schema.names)
+        self.rows: list[tuple[Any, ...]] = []
 
     def __len__(self) -> int:
-        return len(self.columns[0])
+        return len(self.rows)
 
     def append(self, *values: Any) -> None:
-        for col, v in zip(self.columns, values, strict=True):
-            col.append(v)
+        if len(values) != self.width:
+            raise ValueError(f"a row of {len(values)} values for {self.width} columns")
+        self.rows.append(values)
 
     def take(self) -> pa.Table:
         """The buffered rows as a table; the buffer is emptied."""
-        arrays = [pa.array(c, type=f.type) for c, f in zip(self.columns, self.schema, strict=True)]
-        self.columns = [[] for _ in self.schema.names]
+        rows, self.rows = self.rows, []
+        columns = list(zip(*rows, strict=True)) if rows else [()] * self.width
+        arrays = [pa.array(c, type=f.type) for c, f in zip(columns, self.schema, strict=True)]
         return pa.Table.from_arrays(arrays, schema=self.schema)
 
 
@@ -316,10 +323,11 @@ class Catalogue:
 
     def add_form(
         self, run_id: int, seq: int, page: Page, form: Form, verdict: Verdict, *,
-        found_after_pages: int, path: Sequence[tuple[str, str]],
+        found_after_pages: int, path: Sequence[tuple[str, str]], signature: str = "",
     ) -> int | None:  # fmt: skip
-        """Buffer a form with its fields and path; None if the site already has it."""
-        sig = form.signature
+        """Buffer a form with its fields and path; None if the site already has it.
+        ``signature``: ``form.signature`` when the caller computed it already."""
+        sig = signature or form.signature
         keys = self._keys(run_id)
         if (page.site, sig) in keys:
             return None

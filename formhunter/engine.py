@@ -71,7 +71,7 @@ from formhunter.interfaces import LinkRecord, LinkScorer, PageOutcome
 from formhunter.model import Form, Page, Verdict
 from formhunter.parse import dom_offset_terms, parse_page
 from formhunter.strategies import Strategy, build, get_strategy
-from formhunter.urls import canonicalize, host_of, site_of
+from formhunter.urls import canonicalize, host_of, site_of, site_of_host
 
 log = logging.getLogger(__name__)
 
@@ -109,6 +109,7 @@ class _Item:
     score: float | None = None
     on_topic: bool = False
     new_forms: list[Form] = field(default_factory=list)
+    signatures: list[str] = field(default_factory=list)  # of new_forms
     verdicts: list[Verdict] = field(default_factory=list)
 
 
@@ -708,8 +709,11 @@ class Engine:
             page = it.page
             assert page is not None
             # Only forms new to the site are judged: a site repeats its forms on every page.
-            it.new_forms = [f for f in page.forms
-                            if cat.is_new_form(run_id, page.site, f.signature)]  # fmt: skip
+            for f in page.forms:
+                sig = f.signature
+                if cat.is_new_form(run_id, page.site, sig):
+                    it.new_forms.append(f)
+                    it.signatures.append(sig)
         _charge(self.stats, "classify", t0)
 
     def _judge(self, items: list[_Item]) -> None:
@@ -731,6 +735,7 @@ class Engine:
             for it in items:
                 it.verdicts = []
                 it.new_forms = []
+                it.signatures = []
         _charge(self.stats, "critic", t0)
 
     def _record(self, it: _Item, links: _Outlinks) -> None:
@@ -752,9 +757,10 @@ class Engine:
         hops: list[tuple[str, str]] | None = None
         if page is not None and it.verdicts:
             hops = self.path(entry.url, entry.anchor, entry.parent)
-            for form, verdict in zip(it.new_forms, it.verdicts, strict=True):
+            for form, sig, verdict in zip(it.new_forms, it.signatures, it.verdicts,
+                                          strict=True):  # fmt: skip
                 if cat.add_form(self.run_id, seq, page, form, verdict, found_after_pages=seq,
-                                path=hops) is None:  # fmt: skip
+                                path=hops, signature=sig) is None:  # fmt: skip
                     continue
                 st.forms += 1
                 if verdict.searchable:
@@ -845,7 +851,7 @@ class Engine:
             if u in seen or u in links.urls:
                 continue
             host = host_of(u)
-            site = site_of(u)
+            site = site_of_host(host)
             rec = LinkRecord(u, site, depth, page.url, lk.anchor, lk.around, page_score,
                              " ".join(f"{t}@{d}" for t, d in dom_offset_terms(page, lk))
                              if dom else "")  # fmt: skip

@@ -47,6 +47,21 @@ def tokenize(text: str) -> list[str]:
     return [w for w in _WORD.findall(text.lower()) if len(w) > 1 and w not in stops]
 
 
+class _Terms(dict[str, str]):
+    """word -> its stem, or "" for a word ``tokenize`` drops (stopword, one character);
+    filled on first sight, so ``stem_terms`` costs one C-level lookup per token."""
+
+    def __missing__(self, word: str) -> str:
+        term = stem(word) if len(word) > 1 and word not in stop_words() else ""
+        if len(self) < _TERMS_MAX:
+            self[word] = term
+        return term
+
+
+_TERMS_MAX = 200_000
+_TERMS = _Terms()
+
+
 def stem_terms(text: str) -> list[str]:
-    """``tokenize(text)``, Porter-stemmed."""
-    return [stem(w) for w in tokenize(text)]
+    """``tokenize(text)``, Porter-stemmed (equal to ``[stem(w) for w in tokenize(text)]``)."""
+    return [t for t in map(_TERMS.__getitem__, _WORD.findall(text.lower())) if t]

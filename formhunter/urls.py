@@ -43,6 +43,7 @@ __all__ = [
     "host_of",
     "join",
     "site_of",
+    "site_of_host",
     "url_tokens",
 ]
 
@@ -260,6 +261,11 @@ def _site_of_host(host: str) -> str:
 def site_of(url: str) -> str:
     """The site (registered domain) of a URL or bare host; see module doc."""
     return _site_of_host(host_of(url))
+
+
+def site_of_host(host: str) -> str:
+    """``site_of`` for a host ``host_of`` gave already (saves parsing the URL again)."""
+    return _site_of_host(host)
 
 
 _WORD_SPLIT = re.compile(r"[^0-9A-Za-z\u00c0-\uffff]+")
