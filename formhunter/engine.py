@@ -12,8 +12,8 @@ Data flow of one page, in order (the numbers are those of the architecture):
    auto/always the task also parses the page and, where needed, renders it in
    headless chromium (``formhunter.fetch.render``). Completed fetches wait in a
    queue and are processed as one batch in the event loop, stage by stage, once
-   ``BATCH_PAGES`` are waiting, the first has waited ``BATCH_SECONDS``, or nothing
-   else is in flight (the classifiers' per-call overhead is paid per batch).
+   ``crawl.batch_pages`` are waiting, the first has waited ``crawl.batch_seconds``,
+   or nothing else is in flight (the classifiers' per-call overhead is paid per batch).
    A page's link stays in flight (its host busy, its frontier row unchanged)
    until its batch is recorded, so commits and resume see it as not fetched.
 4. ``parse_page`` builds the DOM once: text, links with context, forms.
@@ -80,12 +80,6 @@ NOT_FETCHED = frozenset({"robots", "robots-unreachable", "forbidden-address", "b
 STAGES = ("fetch_wait", "parse", "classify", "critic", "frontier", "score", "catalogue", "learn",
           "render")
 MAX_PATH = 64
-#: Completed fetches are processed together once this many are waiting, the first of
-#: them has waited BATCH_SECONDS, or nothing else is in flight (``crawl.batch_pages``/
-#: ``crawl.batch_seconds`` override them when the settings have them): the models'
-#: per-call overhead is paid once per batch, not once per page.
-BATCH_PAGES = 64
-BATCH_SECONDS = 0.05
 
 Listener = Callable[[str, "Engine"], None]
 
@@ -448,8 +442,7 @@ class Engine:
     async def _loop(self) -> str:
         s = self.settings.crawl
         max_in_flight = s.max_in_flight or self.settings.fetch.concurrency
-        batch_pages = max(int(getattr(s, "batch_pages", BATCH_PAGES)), 1)
-        batch_seconds = float(getattr(s, "batch_seconds", BATCH_SECONDS))
+        batch_pages, batch_seconds = s.batch_pages, s.batch_seconds
         loop = asyncio.get_running_loop()
         while True:
             if self._stop_reason:

@@ -264,6 +264,21 @@ def test_pages_are_classified_and_judged_in_batches(proxy: ProxyHandle, tmp_path
     cat.close()
 
 
+def test_batch_settings(tmp_path: Path) -> None:
+    """crawl.batch_pages/batch_seconds are settings (TOML or overrides), validated."""
+    from formhunter.exceptions import ConfigError
+
+    s = load_settings(None)
+    assert (s.crawl.batch_pages, s.crawl.batch_seconds) == (64, 0.05)
+    cfg = tmp_path / "b.toml"
+    cfg.write_text("[crawl]\nbatch_pages = 8\nbatch_seconds = 0.01\n")
+    s = load_settings(cfg, {"crawl": {"batch_seconds": 0.0}})
+    assert (s.crawl.batch_pages, s.crawl.batch_seconds) == (8, 0.0)
+    for bad in ({"batch_pages": 0}, {"batch_seconds": -0.1}, {"batch_seconds": 11.0}):
+        with pytest.raises(ConfigError, match="batch_"):
+            load_settings(None, {"crawl": bad})
+
+
 @pytest.mark.browser
 class _NothingOnTopic:
     """A page classifier that finds every page off topic."""
