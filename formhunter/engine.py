@@ -16,7 +16,8 @@ Data flow of one page, in order (the numbers are those of the architecture):
    or nothing else is in flight (the classifiers' per-call overhead is paid per batch).
    A page's link stays in flight (its host busy, its frontier row unchanged)
    until its batch is recorded, so commits and resume see it as not fetched.
-4. ``parse_page`` builds the DOM once: text, links with context, forms.
+4. ``parse_page`` builds the DOM once: text, links with context, forms (in the
+   batch, or in the fetch task by ``crawl.parse_workers`` worker processes).
 5. The page classifier gives Pr(on topic).
 6. The critic judges each form (searchable? domain? relevant?).
 7. The catalogue buffers the page, its new forms (one per site and signature),
@@ -150,6 +151,9 @@ class CrawlStats:
     started: float = field(default_factory=time.monotonic)
     cpu_started: float = field(default_factory=time.process_time)
     ended: tuple[float, float] | None = None  # (monotonic, process CPU) when the session ended
+    # CPU seconds the parse workers (crawl.parse_workers) spent parsing in this session:
+    # other processes, so not in cpu_seconds
+    worker_cpu: float = 0.0
 
     @property
     def seconds(self) -> float:
@@ -272,6 +276,7 @@ class Engine:
         self._ready_since = 0.0
         self._waiter: asyncio.Future[None] | None = None
         self.renderer: Any = None
+        self.parse_pool: Any = None  # formhunter.parse_pool.ParsePool with crawl.parse_workers
         self._learner_names: list[str] = []
         self._new_scorer: LinkScorer | None = None
         self._commit_clock: Clock = (0.0, 0.0)  # wall and CPU seconds spent in commits
@@ -300,6 +305,19 @@ class Engine:
 
                 self.renderer = await open_renderer(self.settings.render, fetcher)
                 self.components["renderer"] = "chromium" if self.renderer else "unavailable"
+            workers = self.settings.crawl.parse_workers
+            if workers and self.renderer is None:
+                from formhunter.parse_pool import ParsePool
+
+                pool = ParsePool(workers)
+                try:
+                    await pool.start()
+                except Exception:  # no worker processes here: parse in this thread
+                    log.exception("parse workers did not start; parsing in the crawl")
+                    pool.close()
+                else:
+                    self.parse_pool = pool
+                    self.components["parse_workers"] = str(workers)
             # The models and tables loaded so far live as long as the crawl: keep them out
             # of the collector's full passes, which otherwise rescan them (~0.1 ms/page).
             frozen = gc.isenabled() and gc.get_freeze_count() == 0
@@ -318,6 +336,9 @@ class Engine:
                     gc.unfreeze()
                 await self._cancel_inflight()
                 restore()
+                if self.parse_pool is not None:
+                    self.parse_pool.close()
+                    self.stats.worker_cpu = self.parse_pool.cpu_seconds
                 self._finish(reason)
                 if self.renderer is not None:
                     await self.renderer.close()
@@ -531,8 +552,15 @@ class Engine:
     async def _fetch(self, entry: Entry) -> tuple[FetchResult, Page | None]:
         """Step 3: fetch; with a renderer, also parse and render here (it awaits a browser)."""
         result = await self.fetcher.fetch(entry.url)
-        if self.renderer is None or result.error:
+        if result.error:
             return result, None
+        if self.renderer is None:
+            if self.parse_pool is None:
+                return result, None
+            # None: not parsed there (or failed there), the batch parses it
+            return result, await self.parse_pool.parse(
+                (entry.url, result.body, result.final_url or None, result.status,
+                 result.content_type or "text/html", entry.depth))  # fmt: skip
         from formhunter.fetch.render import maybe_render
 
         t0 = _clock()

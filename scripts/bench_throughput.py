@@ -37,7 +37,7 @@ from formhunter.catalogue import Catalogue, insert_arrow
 from formhunter.commands.demo import background_proxy
 from formhunter.config import FrontierSettings, load_settings
 from formhunter.defaults import BreadthFirstScorer, ParentScoreScorer
-from formhunter.engine import Engine
+from formhunter.engine import CrawlStats, Engine
 from formhunter.fetch import FetchResult
 from formhunter.frontier import Frontier, FrontierStore
 from formhunter.frontier.store import FRONTIER_SCHEMA
@@ -95,7 +95,8 @@ def crawl(args: argparse.Namespace, db: Path) -> tuple[Engine, float, float]:
         settings = load_settings(None, {
             "crawl": {"domain": args.domain, "strategy": args.strategy, "max_pages": args.pages,
                       "db": str(db), "commit_every_pages": 1000,
-                      "page_classifier": args.page_classifier, "critic": args.critic},
+                      "page_classifier": args.page_classifier, "critic": args.critic,
+                      "parse_workers": args.parse_workers},
             "fetch": {"proxy": None if args.in_process else proxy, "min_delay": 0.0,
                       "concurrency": args.concurrency,
                       "per_host_connections": 4, "read_timeout": 3.0, "total_timeout": 10.0,
@@ -199,12 +200,17 @@ class _RecordsOnly:
         return self.inner.score(links)
 
 
+def _cpu(st: CrawlStats) -> float:
+    """The crawler's CPU seconds: its process and its parse workers."""
+    return st.cpu_seconds + st.worker_cpu
+
+
 def report(args: argparse.Namespace, runs: list[tuple[Engine, float, float, Path]], n: int,
            secs: float, cpu_secs: float, mb: float) -> None:  # fmt: skip
     """Print end to end (best run), its stage costs, parse alone and the ratios."""
     how = "in-process, no HTTP" if args.in_process else "through the proxy"
     rates = [e.stats.pages / e.stats.seconds for e, *_ in runs]
-    cpus = [1000 * e.stats.cpu_seconds / e.stats.pages for e, *_ in runs]
+    cpus = [1000 * _cpu(e.stats) / e.stats.pages for e, *_ in runs]
     engine, wall, server_cpu, _ = runs[max(range(len(runs)), key=lambda i: rates[i])]
     st = engine.stats
     e2e = st.pages / st.seconds
@@ -228,11 +234,14 @@ def report(args: argparse.Namespace, runs: list[tuple[Engine, float, float, Path
     print(f"parse alone: {n} pages ({mb:.1f} MB) in {secs:.2f}s = {alone:.1f} pages/s "
           f"(CPU {1000 * cpu_secs / n:.3f} ms/page; best of 3, URL caches cleared each round)")
     print(f"end to end / parse alone = {e2e / alone:.2f} (goal >= 0.5)")
-    cpu = st.cpu_seconds
+    cpu = _cpu(st)
     own = cpu - server_cpu
     print(f"crawler CPU: {1000 * cpu / st.pages:.3f} ms/page -> CPU-bound {st.pages / cpu:.0f} "
           f"pages/s; parse alone CPU / crawler CPU = {cpu_secs / n / (cpu / st.pages):.2f} "
           f"(robust to other load)")
+    if st.worker_cpu:
+        print(f"  of which the parse workers: {1000 * st.worker_cpu / st.pages:.3f} ms/page, "
+              f"the crawl process {1000 * st.cpu_seconds / st.pages:.3f} ms/page")
     if args.in_process:
         print(f"crawler CPU without the simulated web's own: {1000 * own / st.pages:.3f} "
               f"ms/page; parse alone / that = {cpu_secs / n / (own / st.pages):.2f}")
@@ -254,6 +263,9 @@ def main() -> None:
                     help="no proxy, no HTTP: the simulated web called in-process")
     ap.add_argument("--page-classifier", help="override the page classifier (e.g. keywords)")
     ap.add_argument("--critic", help="override the critic (e.g. keywords)")
+    ap.add_argument("--parse-workers", type=int, default=0, metavar="N",
+                    help="crawl.parse_workers: parse in N worker processes (their CPU counts "
+                         "in the crawler's)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         if args.pages:
@@ -264,7 +276,7 @@ def main() -> None:
                 runs.append((engine, wall, server_cpu, db))
                 st = engine.stats
                 print(f"run {i + 1}: {st.pages / st.seconds:.1f} pages/s, crawler CPU "
-                      f"{1000 * st.cpu_seconds / st.pages:.2f} ms/page", flush=True)
+                      f"{1000 * _cpu(st) / st.pages:.2f} ms/page", flush=True)
             report(args, runs, *parse_alone(args, runs[0][3]))
         if args.rerank_links:
             bench_rerank(args.rerank_links, Path(tmp))

@@ -1,0 +1,105 @@
+"""Parsing in worker processes (crawl.parse_workers): same pages, failures and a broken
+pool fall back on parsing in the crawl; the engine with workers records every page."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import pickle
+import signal
+from pathlib import Path
+
+import pytest
+
+from formhunter.catalogue import Catalogue
+from formhunter.config import load_settings
+from formhunter.engine import Engine
+from formhunter.exceptions import ConfigError
+from formhunter.model import Field, Form, Link, Page
+from formhunter.parse import parse_page
+from formhunter.parse_pool import ParsePool, parse_chunk
+from formhunter.simweb import SimWeb
+from formhunter.simweb.server import running_proxy
+
+PAGE = b"""<html><head><title>Cheap flights</title></head><body><h1>Find flights</h1>
+<p>Fly to <a href="/paris">Paris</a> or <a href="http://other.example/x">elsewhere</a></p>
+<form action="/search"><label>From <input name=origin></label>
+<select name=cls><option>Economy</option><option>First</option></select>
+<button>Search flights</button></form></body></html>"""
+
+
+def test_pages_pickle_as_constructor_arguments() -> None:
+    page = parse_page("http://ex.com/", PAGE, depth=3)
+    page.rendered = True
+    assert page.links and page.forms and page.forms[0].fields
+    again = pickle.loads(pickle.dumps(page))
+    assert again == page and type(again.links[0]) is Link and type(again.forms[0]) is Form
+    assert type(again.forms[0].fields[0]) is Field and again.rendered and again.depth == 3
+    assert Page.__reduce__(page)[0] is Page
+
+
+def test_parse_chunk_equals_parse_page() -> None:
+    jobs = [("http://ex.com/", PAGE, None, 200, "text/html", 2),
+            ("http://ex.com/a", PAGE, "http://ex.com/b", 200, "text/html", 0),
+            ("http://ex.com/empty", b"", None, 200, "text/html", 0),
+            ("http://ex.com/bin", b"\x00\x01\x02" * 200, None, 200, "text/html", 0)]  # fmt: skip
+    pages, cpu = parse_chunk(jobs)
+    assert pages[0] == parse_page("http://ex.com/", PAGE, depth=2)
+    assert pages[1] == parse_page("http://ex.com/a", PAGE, final_url="http://ex.com/b")
+    assert pages[2] is None and pages[3] is None  # failures: parsed again in the crawl
+    assert cpu >= 0
+
+
+def test_pool_parses_in_chunks_and_falls_back_when_broken() -> None:
+    async def run() -> None:
+        pool = ParsePool(1, chunk=4, flush_seconds=0.01)
+        assert await pool.parse(("http://ex.com/", PAGE, None, 200, "text/html", 0)) is None
+        await pool.start()
+        try:
+            jobs = [(f"http://ex.com/{i}", PAGE, None, 200, "text/html", i) for i in range(10)]
+            pages = await asyncio.gather(*(pool.parse(j) for j in jobs))
+            assert pages == [parse_page(u, b, depth=d) for u, b, _, _, _, d in jobs]
+            assert pool.chunks == 3 and pool.cpu_seconds > 0  # 4 + 4 + 2 (flushed by timer)
+            # a worker killed: the pool turns itself off, pages come back None
+            procs = list(pool._pool._processes.values())  # type: ignore[union-attr]
+            for p in procs:
+                os.kill(p.pid, signal.SIGKILL)
+            for p in procs:
+                p.join(5)
+            results = await asyncio.gather(*(pool.parse(j) for j in jobs[:3]))
+            assert results == [None] * 3 and not pool.running
+            assert await pool.parse(jobs[0]) is None
+        finally:
+            pool.close()
+        assert not pool.running
+
+    asyncio.run(run())
+    with pytest.raises(ValueError):
+        ParsePool(0)
+
+
+def test_engine_with_parse_workers(tmp_path: Path) -> None:
+    """Every fetched page is parsed (in the worker) and recorded, the crawl thread's
+    parse stage is empty, the workers' CPU is counted apart; unlike settings refused."""
+    with pytest.raises(ConfigError, match="parse_workers"):
+        load_settings(None, {"crawl": {"parse_workers": -1}})
+    web = SimWeb(seed=5, n_sites=20, slow_delay=0.0)
+    with running_proxy(web=web, port=0, log_file=None) as proxy:
+        settings = load_settings(None, {
+            "crawl": {"domain": "airfare", "strategy": "bfs", "max_pages": 60,
+                      "db": str(tmp_path / "w.duckdb"), "parse_workers": 1},
+            "fetch": {"proxy": proxy.url, "min_delay": 0.0, "concurrency": 8, "retries": 0},
+        })  # fmt: skip
+        cat = Catalogue(settings.crawl.db)
+        engine = Engine(settings, cat, seeds=web.seeds("airfare", 4))
+        result = asyncio.run(engine.run())
+    st = result.stats
+    assert result.reason == "budget" and not st.faults
+    assert engine.components["parse_workers"] == "1" and not engine.parse_pool.running
+    assert st.parsed == st.pages - st.n_errors > 0
+    assert st.worker_cpu > 0 and st.stage_cpu["parse"] == 0.0
+    rows = cat.con.execute("SELECT count(*), count(title) FILTER (WHERE title <> '')"
+                           " FROM pages WHERE error = ''").fetchall()  # fmt: skip
+    assert rows[0][0] == st.parsed and rows[0][1] > 0
+    assert st.links_new > 0
+    cat.close()
