@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from itertools import pairwise
@@ -243,7 +244,9 @@ def test_pages_are_classified_and_judged_in_batches(proxy: ProxyHandle, tmp_path
                          crawl={"max_pages": 120, "critic": "test-counting",
                                 "page_classifier": "test-counting"},
                          fetch={"concurrency": 32})  # fmt: skip
+    threshold = gc.get_threshold()
     result, cat = _crawl(settings, proxy.web.seeds("airfare", 8))
+    assert gc.get_threshold() == threshold and gc.get_freeze_count() == 0  # restored
     st = result.stats
     assert result.reason == "budget" and not st.faults
     pages, critic = _COUNTERS["pages"], _COUNTERS["critic"]
