@@ -10,10 +10,11 @@ its cost (the domain model has ten vectorisers).
 ``compile_proba(estimator)`` returns a function computing the estimator's
 ``predict_proba`` with the same numpy/scipy operations, in the same order, on the
 same fitted attributes -- hence the same floats -- for the shapes the critic's
-models have (pipelines and feature unions of ``FormText``/``FormStructure``,
-``TfidfVectorizer``, ``FunctionTransformer``, ``MaxAbsScaler``, ending in a binary
-``LogisticRegression`` or a sigmoid ``CalibratedClassifierCV`` over a linear
-model); None for anything else. ``Checked`` guards it: its first call computes
+models and the page classifier have (pipelines and feature unions of
+``FormText``/``FormStructure``, ``TfidfVectorizer``, ``FunctionTransformer``,
+``MaxAbsScaler``, ending in a binary ``LogisticRegression``, a sigmoid
+``CalibratedClassifierCV`` over a linear model or a ``MultinomialNB``); None for
+anything else. ``Checked`` guards it: its first call computes
 both and keeps the fast path only when the two agree bit for bit, otherwise (a
 scikit-learn upgrade changed the maths) it logs a warning and stays with
 scikit-learn for good.
@@ -33,6 +34,7 @@ from sklearn.calibration import CalibratedClassifierCV
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.linear_model._base import LinearClassifierMixin
+from sklearn.naive_bayes import MultinomialNB
 from sklearn.pipeline import FeatureUnion, Pipeline
 from sklearn.preprocessing import FunctionTransformer, LabelEncoder, MaxAbsScaler
 from sklearn.utils.extmath import safe_sparse_dot
@@ -225,10 +227,28 @@ def _logistic(lr: LogisticRegression) -> Fn | None:
     return proba
 
 
+def _multinomial_nb(nb: MultinomialNB) -> Fn | None:
+    """``MultinomialNB.predict_proba``."""
+    if not hasattr(nb, "feature_log_prob_"):
+        return None
+    try:
+        from sklearn.utils._array_api import _logsumexp
+    except ImportError:  # moved: scikit-learn's own path then
+        return None
+    log_prob_t, log_prior = nb.feature_log_prob_.T, nb.class_log_prior_
+
+    def proba(X: Any) -> Any:
+        jll = safe_sparse_dot(X, log_prob_t) + log_prior
+        return np.exp(jll - np.atleast_2d(_logsumexp(jll, axis=1)).T)
+
+    return proba
+
+
 def compile_proba(est: Any) -> Fn | None:
     """A function equal to ``est.predict_proba`` (module doc), or None when unsupported."""
     from classifiers.domain import DomainFormClassifier
     from classifiers.form_features import as_samples
+    from classifiers.page_classifier import PageTopicClassifier
     from classifiers.searchable import SearchableFormClassifier
 
     if get_config().get("transform_output", "default") != "default":
@@ -238,6 +258,12 @@ def compile_proba(est: Any) -> Fn | None:
         if inner is None:
             return None
         return lambda X: np.asarray(inner(as_samples(X)), dtype=np.float64)
+    if isinstance(est, PageTopicClassifier):
+        pipeline = compile_proba(getattr(est, "pipeline_", None))
+        if pipeline is None:
+            return None
+        f_pipeline = pipeline
+        return lambda X: np.asarray(f_pipeline(list(X)))
     if isinstance(est, DomainFormClassifier):
         if not getattr(est, "calibrated_", False):
             return None
@@ -258,6 +284,8 @@ def compile_proba(est: Any) -> Fn | None:
         return _calibrated(est)
     if isinstance(est, LogisticRegression):
         return _logistic(est)
+    if isinstance(est, MultinomialNB):
+        return _multinomial_nb(est)
     return None
 
 

@@ -349,6 +349,34 @@ def test_page_classifier_trains_from_packs_and_round_trips(tmp_path: Path) -> No
     assert np.allclose(again.topic_probability(probe), est.topic_probability(probe))
 
 
+def test_page_classifier_compiled_proba_equals_scikit_learn(tmp_path: Path) -> None:
+    """TextPageClassifier scores through classifiers.fast_inference: scikit-learn's
+    floats exactly, naive Bayes and calibrated SVM alike."""
+    from classifiers.fast_inference import compile_proba
+    from formhunter.learners.page import TextPageClassifier
+    from formhunter.model import Page
+
+    root = tmp_path / "domains"
+    _write_packs(root)
+    texts = [*_page_texts()[0], "", "cheap flights cheap flights", "zzz unknown words"]
+    for model in ("svm", "nb"):
+        est, _ = train_page_classifier("airfare", model, root, evaluate=False)
+        fast = compile_proba(est)
+        assert fast is not None
+        for batch in (texts[:1], texts):
+            want, got = est.predict_proba(batch), fast(batch)
+            assert got.dtype == want.dtype and np.array_equal(got, want), model
+    pc = TextPageClassifier(est)
+    pages = [Page(url=f"http://x.example/{i}", final_url="", status=200, site="x.example",
+                  title=t[:20], text=t) for i, t in enumerate(texts)]  # fmt: skip
+    from classifiers.page_classifier import page_text
+
+    want = est.predict_proba([page_text(p) for p in pages])[:, 1].tolist()
+    assert pc.page_scores(pages) == want and pc.page_scores(pages) == want
+    assert pc._proba is not None and pc._proba.checked and pc._proba.fast is not None
+    assert pc.page_score(pages[2]) == want[2]
+
+
 def test_small_python_path_agrees_with_columnar_path(monkeypatch: pytest.MonkeyPatch) -> None:
     import classifiers.apprentice as app_mod
     import classifiers.link_features as lf_mod

@@ -12,6 +12,9 @@ import logging
 from functools import lru_cache
 from pathlib import Path
 
+import numpy as np
+
+from classifiers.fast_inference import Checked
 from classifiers.page_classifier import (
     PageTopicClassifier,
     load_page_classifier,
@@ -32,15 +35,23 @@ class TextPageClassifier:
         self.estimator = estimator
         self.source = source
         self._on = list(estimator.classes_).index(1)
+        self._proba: Checked | None = None
+
+    def _predict(self, texts: list[str]) -> np.ndarray:
+        """``estimator.predict_proba`` through the compiled path (same floats, no
+        per-call validation: ``classifiers.fast_inference``)."""
+        if self._proba is None or self._proba.est is not self.estimator:
+            self._proba = Checked(self.estimator, "page classifier")
+        return self._proba(texts)
 
     def page_score(self, page: Page) -> float:
-        return float(self.estimator.predict_proba([page_text(page)])[0, self._on])
+        return float(self._predict([page_text(page)])[0, self._on])
 
     def page_scores(self, pages: list[Page]) -> list[float]:
         """Batch form of ``page_score``."""
         if not pages:
             return []
-        proba = self.estimator.predict_proba([page_text(p) for p in pages])
+        proba = self._predict([page_text(p) for p in pages])
         return [float(x) for x in proba[:, self._on]]
 
 
