@@ -48,9 +48,9 @@ class CrawlSettings:
     ``parse_workers``: parse pages in this many worker processes instead of the
     crawl's thread (``formhunter.parse_pool``; not with rendering, which parses in
     its own task). Each page then costs the crawl process a pickled page to load
-    (~0.1 ms) instead of parsing it (~0.3 ms), and the machine ~0.05 ms more in all.
+    (~0.1 ms) instead of parsing it (~0.3 ms), and the machine ~0.07 ms more in all.
     It pays only when the crawl's thread is the bottleneck and a core is free:
-    +12-15% pages/s in the throughput benchmark with the network taken out
+    +10-15% pages/s in the throughput benchmark with the network taken out
     (``--in-process``), none through the simulated web's proxy on two cores, where
     the crawl waits for the network. Hence 0 (off) by default.
     """

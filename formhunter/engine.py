@@ -316,7 +316,6 @@ class Engine:
                     await pool.start()
                 except Exception:  # no worker processes here: parse in this thread
                     log.exception("parse workers did not start; parsing in the crawl")
-                    pool.close()
                 else:
                     self.parse_pool = pool
                     self.components["parse_workers"] = str(workers)
@@ -345,7 +344,7 @@ class Engine:
                 await self._cancel_inflight()
                 restore()
                 if self.parse_pool is not None:
-                    self.parse_pool.close()
+                    await self.parse_pool.aclose()
                     self.stats.worker_cpu = self.parse_pool.cpu_seconds
                 self._finish(reason)
                 if self.renderer is not None:

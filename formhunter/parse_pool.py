@@ -2,16 +2,21 @@
 
 ``parse_page`` is the crawl's largest CPU cost and holds the GIL; with spare cores
 the engine can hand it to worker processes: a fetch task awaits
-``ParsePool.parse(...)`` and its page reaches the batch parsed, as a rendered page
+``ParsePool.parse(job)`` and its page reaches the batch parsed, as a rendered page
 does. Each hand-over costs the crawl process a pickled page to load, so pages go
 in chunks (``chunk`` pages, or whatever arrived within ``flush_seconds`` of the
-first): one inter-process round trip per chunk, not per page.
+first): one round trip per chunk, not per page.
+
+A worker is ``python -m formhunter.parse_pool`` on pipes, driven by the event loop
+(no threads, and unlike ``multiprocessing`` it never re-imports the crawl's main
+script): it reads length-prefixed pickled chunks of jobs from stdin and writes
+back the pages and the CPU seconds it spent, in order. It ignores SIGINT (the
+crawl handles Ctrl-C and closes the pool) and exits at end of input.
 
 A page that fails to parse in a worker comes back as None and is parsed again in
-the crawl (which records the failure exactly as without workers); a pool that
-breaks (a worker killed) turns itself off and every later page is parsed in the
-crawl. Workers ignore SIGINT: the crawl handles Ctrl-C and shuts them down.
-The CPU the workers spent parsing is summed in ``cpu_seconds``.
+the crawl (which records the failure exactly as without workers); a worker that
+dies turns the pool off and every later page is parsed in the crawl. The CPU the
+workers spent parsing is summed in ``cpu_seconds``.
 """
 
 from __future__ import annotations
@@ -19,11 +24,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import multiprocessing
+import pickle
 import signal
+import struct
+import sys
 import time
-from concurrent.futures import Future, ProcessPoolExecutor
-from typing import Any
+from collections import deque
+from typing import Any, BinaryIO
 
 from formhunter.model import Page
 
@@ -31,10 +38,8 @@ log = logging.getLogger(__name__)
 
 #: (url, body, final_url, status, content_type, depth): ``parse_page``'s inputs.
 Job = tuple[str, bytes, str | None, int, str, int]
-
-
-def _init_worker() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+_HEADER = struct.Struct("!Q")
+_READY = b"formhunter-parse-worker-ready\n"
 
 
 def parse_chunk(jobs: list[Job]) -> tuple[list[Page | None], float]:
@@ -52,38 +57,82 @@ def parse_chunk(jobs: list[Job]) -> tuple[list[Page | None], float]:
     return out, time.process_time() - c0
 
 
+def _read_frame(stream: BinaryIO) -> bytes | None:
+    head = stream.read(_HEADER.size)
+    if len(head) < _HEADER.size:
+        return None
+    (n,) = _HEADER.unpack(head)
+    data = stream.read(n)
+    return data if len(data) == n else None
+
+
+def worker_main(stdin: BinaryIO, stdout: BinaryIO) -> int:
+    """A worker's loop (module doc): chunks in, (pages, CPU seconds) out, until EOF."""
+    import formhunter.parse  # noqa: F401  (imported before saying ready)
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    stdout.write(_READY)
+    stdout.flush()
+    while (frame := _read_frame(stdin)) is not None:
+        out = pickle.dumps(parse_chunk(pickle.loads(frame)), protocol=pickle.HIGHEST_PROTOCOL)
+        stdout.write(_HEADER.pack(len(out)) + out)
+        stdout.flush()
+    return 0
+
+
+class _Worker:
+    """One worker process and the chunks it was sent, answered in order."""
+
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        self.proc = proc
+        self.waiting: deque[list[asyncio.Future[Page | None]]] = deque()
+        self.reader: asyncio.Task[None] | None = None
+
+
 class ParsePool:
     """``workers`` parsing processes (module doc). Use ``start``/``close`` around a crawl."""
 
-    def __init__(self, workers: int, *, chunk: int = 16, flush_seconds: float = 0.004) -> None:
+    def __init__(self, workers: int, *, chunk: int = 16, flush_seconds: float = 0.004,
+                 start_timeout: float = 60.0) -> None:  # fmt: skip
         if workers < 1:
             raise ValueError("a parse pool needs at least one worker")
-        self.workers = workers
+        self.n_workers = workers
         self.chunk = chunk
         self.flush_seconds = flush_seconds
+        self.start_timeout = start_timeout
         self.cpu_seconds = 0.0  # the workers' CPU, parsing
         self.chunks = 0
-        self._pool: ProcessPoolExecutor | None = None
+        self._workers: list[_Worker] = []
         self._pending: list[tuple[Job, asyncio.Future[Page | None]]] = []
         self._timer: asyncio.TimerHandle | None = None
+        self._next = 0
 
     @property
     def running(self) -> bool:
-        return self._pool is not None
+        return bool(self._workers)
 
     async def start(self) -> None:
-        """Start the workers and wait until each has imported the parser."""
-        ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["formhunter.parse"])
-        self._pool = ProcessPoolExecutor(self.workers, mp_context=ctx,
-                                         initializer=_init_worker)  # fmt: skip
-        loop = asyncio.get_running_loop()
-        await asyncio.gather(*(loop.run_in_executor(self._pool, parse_chunk, [])
-                               for _ in range(self.workers)))  # fmt: skip
+        """Start the workers and wait until each has imported the parser (or raise)."""
+        try:
+            for _ in range(self.n_workers):
+                proc = await asyncio.create_subprocess_exec(
+                    sys.executable, "-m", "formhunter.parse_pool",
+                    stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                )  # fmt: skip
+                worker = _Worker(proc)
+                self._workers.append(worker)
+                assert proc.stdout is not None
+                line = await asyncio.wait_for(proc.stdout.readline(), self.start_timeout)
+                if line != _READY:
+                    raise RuntimeError(f"a parse worker did not start (said {line[:200]!r})")
+                worker.reader = asyncio.ensure_future(self._read(worker))
+        except BaseException:
+            await self.aclose()
+            raise
 
     async def parse(self, job: Job) -> Page | None:
         """The parsed page, or None: not parsed here (a failure, or no pool), parse it."""
-        if self._pool is None:
+        if not self._workers:
             return None
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[Page | None] = loop.create_future()
@@ -102,56 +151,85 @@ class ParsePool:
         if not pending:
             return
         futs = [f for _, f in pending]
-        if self._pool is None:
-            _settle(futs, None)
+        if not self._workers:
+            _settle(futs)
             return
+        worker = self._workers[self._next % len(self._workers)]
+        self._next += 1
+        data = pickle.dumps([job for job, _ in pending], protocol=pickle.HIGHEST_PROTOCOL)
+        stdin = worker.proc.stdin
+        if stdin is None or stdin.is_closing():
+            self._broken("its input closed")
+            _settle(futs)
+            return
+        worker.waiting.append(futs)
+        stdin.write(_HEADER.pack(len(data)) + data)
+
+    async def _read(self, worker: _Worker) -> None:
+        """Answers of one worker, in order; a dead worker turns the pool off."""
+        stdout = worker.proc.stdout
+        assert stdout is not None
         try:
-            done = self._pool.submit(parse_chunk, [job for job, _ in pending])
-        except Exception:  # broken or shut down
-            self._broken()
-            _settle(futs, None)
-            return
-        loop = asyncio.get_running_loop()
+            while True:
+                head = await stdout.readexactly(_HEADER.size)
+                (n,) = _HEADER.unpack(head)
+                pages, cpu = pickle.loads(await stdout.readexactly(n))
+                futs = worker.waiting.popleft()
+                self.cpu_seconds += cpu
+                self.chunks += 1
+                for fut, page in zip(futs, pages, strict=True):
+                    if not fut.done():
+                        fut.set_result(page)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # EOF (the worker died or was closed), bad data
+            for futs in worker.waiting:
+                _settle(futs)
+            worker.waiting.clear()
+            if self._workers:
+                self._broken(f"{type(exc).__name__}")
 
-        def back(d: Future[tuple[list[Page | None], float]]) -> None:  # a pool thread
-            with contextlib.suppress(RuntimeError):  # the loop closed: nobody waits
-                loop.call_soon_threadsafe(self._arrived, d, futs)
+    def _broken(self, why: str) -> None:
+        log.warning("a parse worker stopped (%s); parsing in the crawl from now on", why)
+        workers, self._workers = self._workers, []
+        for w in workers:
+            with contextlib.suppress(ProcessLookupError):
+                w.proc.kill()
+            for futs in w.waiting:
+                _settle(futs)
+            w.waiting.clear()
 
-        done.add_done_callback(back)
-
-    def _arrived(self, done: Future[tuple[list[Page | None], float]],
-                 futs: list[asyncio.Future[Page | None]]) -> None:  # fmt: skip
-        try:
-            pages, cpu = done.result()
-        except Exception:
-            self._broken()
-            _settle(futs, None)
-            return
-        self.cpu_seconds += cpu
-        self.chunks += 1
-        for fut, page in zip(futs, pages, strict=True):
-            if not fut.done():
-                fut.set_result(page)
-
-    def _broken(self) -> None:
-        if self._pool is not None:
-            log.warning("the parse workers stopped; parsing in the crawl from now on")
-            pool, self._pool = self._pool, None
-            pool.shutdown(wait=False, cancel_futures=True)
-
-    def close(self) -> None:
-        """Stop the workers (pages still waiting are answered None)."""
+    async def aclose(self) -> None:
+        """Stop the workers (pages still waiting are answered None) and reap them."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
         pending, self._pending = self._pending, []
-        _settle([f for _, f in pending], None)
-        if self._pool is not None:
-            pool, self._pool = self._pool, None
-            pool.shutdown(wait=True, cancel_futures=True)
+        _settle([f for _, f in pending])
+        workers, self._workers = self._workers, []
+        for w in workers:
+            if w.proc.stdin is not None and not w.proc.stdin.is_closing():
+                w.proc.stdin.close()  # end of input: the worker exits
+        for w in workers:
+            try:
+                await asyncio.wait_for(w.proc.wait(), 5.0)
+            except TimeoutError:
+                with contextlib.suppress(ProcessLookupError):
+                    w.proc.kill()
+                await w.proc.wait()
+            if w.reader is not None:
+                w.reader.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await w.reader
+            for futs in w.waiting:
+                _settle(futs)
 
 
-def _settle(futs: list[asyncio.Future[Any]], value: Any) -> None:
+def _settle(futs: list[asyncio.Future[Any]]) -> None:
     for fut in futs:
         if not fut.done():
-            fut.set_result(value)
+            fut.set_result(None)
+
+
+if __name__ == "__main__":
+    sys.exit(worker_main(sys.stdin.buffer, sys.stdout.buffer))

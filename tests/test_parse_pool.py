@@ -17,7 +17,7 @@ from formhunter.engine import Engine
 from formhunter.exceptions import ConfigError
 from formhunter.model import Field, Form, Link, Page
 from formhunter.parse import parse_page
-from formhunter.parse_pool import ParsePool, parse_chunk
+from formhunter.parse_pool import ParsePool, parse_chunk, worker_main
 from formhunter.simweb import SimWeb
 from formhunter.simweb.server import running_proxy
 
@@ -52,7 +52,7 @@ def test_parse_chunk_equals_parse_page() -> None:
 
 def test_pool_parses_in_chunks_and_falls_back_when_broken() -> None:
     async def run() -> None:
-        pool = ParsePool(1, chunk=4, flush_seconds=0.01)
+        pool = ParsePool(2, chunk=4, flush_seconds=0.01)
         assert await pool.parse(("http://ex.com/", PAGE, None, 200, "text/html", 0)) is None
         await pool.start()
         try:
@@ -60,22 +60,42 @@ def test_pool_parses_in_chunks_and_falls_back_when_broken() -> None:
             pages = await asyncio.gather(*(pool.parse(j) for j in jobs))
             assert pages == [parse_page(u, b, depth=d) for u, b, _, _, _, d in jobs]
             assert pool.chunks == 3 and pool.cpu_seconds > 0  # 4 + 4 + 2 (flushed by timer)
+            bad = await pool.parse(("http://ex.com/e", b"", None, 200, "text/html", 0))
+            assert bad is None and pool.running  # a failure is parsed again in the crawl
             # a worker killed: the pool turns itself off, pages come back None
-            procs = list(pool._pool._processes.values())  # type: ignore[union-attr]
-            for p in procs:
-                os.kill(p.pid, signal.SIGKILL)
-            for p in procs:
-                p.join(5)
-            results = await asyncio.gather(*(pool.parse(j) for j in jobs[:3]))
-            assert results == [None] * 3 and not pool.running
-            assert await pool.parse(jobs[0]) is None
+            os.kill(pool._workers[0].proc.pid, signal.SIGKILL)
+            results = await asyncio.gather(*(pool.parse(j) for j in jobs[:6]))
+            assert None in results
+            await asyncio.sleep(0.2)
+            assert not pool.running and await pool.parse(jobs[0]) is None
         finally:
-            pool.close()
+            await pool.aclose()
         assert not pool.running
 
     asyncio.run(run())
     with pytest.raises(ValueError):
         ParsePool(0)
+
+
+def test_worker_protocol_in_process() -> None:
+    """The worker loop: ready line, one answer per chunk, exit at end of input."""
+    import io
+    import struct
+
+    chunk = pickle.dumps([("http://ex.com/", PAGE, None, 200, "text/html", 1)])
+    stdin = io.BytesIO(struct.pack("!Q", len(chunk)) + chunk + b"\x00\x00")
+    stdout = io.BytesIO()
+    handler = signal.getsignal(signal.SIGINT)
+    try:
+        assert worker_main(stdin, stdout) == 0
+    finally:
+        signal.signal(signal.SIGINT, handler)
+    out = stdout.getvalue()
+    assert out.startswith(b"formhunter-parse-worker-ready\n")
+    body = out[len(b"formhunter-parse-worker-ready\n"):]
+    (n,) = struct.unpack("!Q", body[:8])
+    pages, cpu = pickle.loads(body[8:8 + n])
+    assert pages == [parse_page("http://ex.com/", PAGE, depth=1)] and cpu >= 0
 
 
 def test_engine_with_parse_workers(tmp_path: Path) -> None:
