@@ -17,6 +17,7 @@ when there is no pack, a small built-in list is used.
 from __future__ import annotations
 
 import logging
+import os
 import re
 import tomllib
 from collections.abc import Sequence
@@ -62,9 +63,27 @@ _SEARCH_WORDS = ("search", "find", "go", "look", "browse", "query", "suche", "bu
 
 
 @lru_cache(maxsize=32)
+def _domains_dir() -> Path:
+    """The packs' folder: $FORMHUNTER_DOMAINS if set (as ``classifiers.datasets``), else
+    the repository's ``domains/``."""
+    env = os.environ.get("FORMHUNTER_DOMAINS")
+    return Path(env) if env else DOMAINS_DIR
+
+
+def known_domains() -> list[str]:
+    """Domains a crawl can target: every pack (a folder with a pack.toml, not starting
+    with "_") and the built-in keyword domains, sorted."""
+    root = _domains_dir()
+    packs = set()
+    if root.is_dir():
+        packs = {p.name for p in root.iterdir()
+                 if not p.name.startswith("_") and (p / "pack.toml").is_file()}  # fmt: skip
+    return sorted(packs | set(BUILTIN_KEYWORDS))
+
+
 def domain_keywords(domain: str) -> tuple[str, ...]:
     """The domain's keywords (lower case): from its pack if any, else built in."""
-    pack = DOMAINS_DIR / domain / "pack.toml"
+    pack = _domains_dir() / domain / "pack.toml"
     if pack.is_file():
         try:
             data = tomllib.loads(pack.read_text(encoding="utf-8"))

@@ -199,7 +199,8 @@ def build(kind: str, name: str, **context: Any) -> Any:
                 return build(kind, candidate, **context)
             except (NotConfigured, ModelError) as exc:
                 errors.append(f"{candidate}: {exc}")
-                log.info("%s %r unavailable (%s); trying the next", kind, candidate, exc)
+                # A user who expects the trained model must hear that it is not used.
+                log.warning("%s %r unavailable (%s); trying the next", kind, candidate, exc)
         raise ConfigError(f"no usable {kind} ({'; '.join(errors) or 'none registered'})")
     if name not in registry.names(kind):
         registry.create(kind, name)  # raises ConfigError listing the known names

@@ -51,6 +51,9 @@ def test_crawl_usage_errors(tmp_path: Path, seeds: Path,
     assert main(["crawl", "--domain", "book", "--seeds", str(seeds), "--db", db,
                  "--strategy", "nonsense"]) == 2  # fmt: skip
     assert "unknown strategy 'nonsense'" in _err(capsys)
+    assert main(["crawl", "--domain", "hotels", "--seeds", str(seeds), "--db", db]) == 2
+    err = _err(capsys)
+    assert "unknown domain 'hotels'" in err and "hotel" in err and "domains new hotels" in err
     assert main(["crawl", "--domain", "book", "--seeds", str(seeds), "--db", db,
                  "--proxy", "ftp://x"]) == 2  # fmt: skip
     assert "proxy" in _err(capsys)

@@ -18,6 +18,7 @@ from typing import Any
 
 from formhunter.catalogue import Catalogue
 from formhunter.config import Settings, load_settings, settings_from_dict
+from formhunter.defaults import known_domains
 from formhunter.engine import CrawlResult, Engine
 from formhunter.exceptions import ConfigError, UsageError
 from formhunter.progress import CrawlProgress, status_line
@@ -136,6 +137,12 @@ def cmd_crawl(args: argparse.Namespace) -> int:
     if not args.resume:
         if not args.domain and not (args.config and settings.crawl.domain):
             raise UsageError("crawl needs --domain (e.g. --domain airfare)")
+        known = known_domains()
+        if settings.crawl.domain not in known:
+            raise UsageError(
+                f"unknown domain {settings.crawl.domain!r} (known: {', '.join(known)}); "
+                f"to add one: formhunter domains new {settings.crawl.domain}"
+            )
         if not settings.crawl.seeds:
             raise UsageError("crawl needs --seeds FILE (one URL per line)")
         if args.db is None and not args.config:
