@@ -33,14 +33,13 @@ import numpy as np
 import pyarrow as pa
 
 from formhunter.bench.throughput import cold_caches
-from formhunter.catalogue import Catalogue, insert_arrow
+from formhunter.catalogue import Catalogue
 from formhunter.commands.demo import background_proxy
 from formhunter.config import FrontierSettings, load_settings
 from formhunter.defaults import BreadthFirstScorer, ParentScoreScorer
 from formhunter.engine import CrawlStats, Engine
 from formhunter.fetch import FetchResult
-from formhunter.frontier import Frontier, FrontierStore
-from formhunter.frontier.store import FRONTIER_SCHEMA
+from formhunter.frontier import Frontier, FrontierStore, insert_queued
 from formhunter.parse import parse_page
 from formhunter.simweb import SimWeb
 
@@ -153,22 +152,16 @@ def bench_rerank(n: int, tmp: Path) -> None:
     for lo in range(0, n, step):
         ids = np.arange(lo + 1, min(lo + step, n) + 1)
         k = len(ids)
-        urls = [f"http://www.site{i % 5000}.example/path/{i}/page.html" for i in ids]
-        cols = {
-            "run_id": pa.array(np.full(k, run, np.int32)), "lid": pa.array(ids),
-            "url": pa.array(urls), "site": pa.array([f"site{i % 5000}.example" for i in ids]),
-            "host": pa.array([f"www.site{i % 5000}.example" for i in ids]),
-            "depth": pa.array((ids % 7).astype(np.int32)),
-            "level": pa.array(np.zeros(k, np.int32)), "score": pa.array(np.zeros(k)),
-            "state": pa.array(["queued"] * k), "reason": pa.array([""] * k),
-            "parent": pa.array(["http://www.parent.example/"] * k),
-            "anchor": pa.array(["cheap flights to paris"] * k),
-            "around": pa.array(["book your trip with us today"] * k),
-            "parent_score": pa.array(np.random.default_rng(0).random(k)),
-            "dom_terms": pa.array([""] * k), "loaded": pa.array(np.zeros(k, bool)),
-            "added_at_page": pa.array(np.zeros(k, np.int64)),
-        }  # fmt: skip
-        insert_arrow(cat.con, "frontier", pa.table(cols, schema=FRONTIER_SCHEMA))
+        links = pa.table({
+            "url": [f"http://www.site{i % 5000}.example/path/{i}/page.html" for i in ids],
+            "site": [f"site{i % 5000}.example" for i in ids],
+            "host": [f"www.site{i % 5000}.example" for i in ids], "depth": ids % 7,
+            "parent": ["http://www.parent.example/"] * k,
+            "anchor": ["cheap flights to paris"] * k,
+            "around": ["book your trip with us today"] * k,
+            "parent_score": np.random.default_rng(0).random(k),
+        })  # fmt: skip
+        insert_queued(cat.con, run, links, first_lid=lo + 1)
     print(f"frontier: {n:,} links stored in {time.perf_counter() - t0:.1f}s")
     t0 = time.perf_counter()
     store = FrontierStore(cat.con, run)

@@ -7,10 +7,19 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from formhunter.catalogue import Catalogue
 from formhunter.config import FrontierSettings, StoppingSettings
-from formhunter.frontier import Entry, Frontier, FrontierStore, Levels, SiteBudget, trap
+from formhunter.frontier import (
+    Entry,
+    Frontier,
+    FrontierStore,
+    Levels,
+    SiteBudget,
+    insert_queued,
+    trap,
+)
 from formhunter.interfaces import LinkRecord
 
 
@@ -199,3 +208,17 @@ def test_refill_when_only_waiting_hosts_are_left_is_throttled(tmp_path: Path) ->
     got = fr.next(1.5)
     assert got is not None and got.host.startswith("h") and fr.refills == 2
     cat.close()
+
+
+def test_insert_queued_defaults_and_hosts(tmp_path: Path) -> None:
+    with Catalogue(tmp_path / "c.duckdb") as cat:
+        run = cat.new_run(domain="airfare", strategy="bfs", max_pages=1, config={}, seeds=[])
+        links = pa.table({"url": ["http://WWW.A.example:8080/x", "https://b.example/y?q=1"],
+                          "site": ["a.example", "b.example"]})  # fmt: skip
+        assert insert_queued(cat.con, run, links, first_lid=7) == 9
+        got = cat.con.execute(
+            "SELECT lid, host, depth, level, score, state, parent, parent_score, loaded"
+            " FROM frontier ORDER BY lid"
+        ).fetchall()
+    assert got == [(7, "www.a.example", 0, 0, None, "queued", "", 0.0, False),
+                   (8, "b.example", 0, 0, None, "queued", "", 0.0, False)]  # fmt: skip

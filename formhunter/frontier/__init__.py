@@ -26,10 +26,11 @@ import numpy as np
 
 from formhunter.config import FrontierSettings, StoppingSettings
 from formhunter.frontier.levels import Entry, Levels, ReadyIn
-from formhunter.frontier.store import FrontierStore, level_of
+from formhunter.frontier.store import FrontierStore, insert_queued, level_of
 from formhunter.interfaces import LinkRecord, LinkScorer
 
-__all__ = ["Entry", "Frontier", "FrontierStore", "Levels", "SiteBudget", "level_of", "trap"]
+__all__ = ["Entry", "Frontier", "FrontierStore", "Levels", "SiteBudget", "insert_queued",
+           "level_of", "trap"]  # fmt: skip
 
 SEED_SCORE = math.inf
 

@@ -10,6 +10,8 @@ catalogue's commit (one transaction with the pages and forms they belong to).
 level, so links of delayed benefit get their turn); ``rerank`` re-scores every
 queued link in batches through Arrow, with the scorer's columnar ``score_frame``
 (a pandas DataFrame) when it has one, else its ``score(list[LinkRecord])``.
+``insert_queued`` fills a run's frontier in bulk from an Arrow table of links
+(benchmarks, imports).
 """
 
 from __future__ import annotations
@@ -52,6 +54,52 @@ def level_of(levels: np.ndarray, scores: np.ndarray, n_levels: int) -> np.ndarra
     lv = np.clip(lv, 0, n_levels - 2 if n_levels > 1 else 0)
     lv[unscored] = n_levels - 1
     return lv
+
+
+def insert_queued(con: duckdb.DuckDBPyConnection, run_id: int, links: pa.Table, *,
+                  first_lid: int = 1) -> int:  # fmt: skip
+    """Bulk insert ``links`` as queued, unscored frontier rows of run ``run_id``.
+
+    ``links`` has ``url`` and ``site`` columns and optionally ``host`` (default:
+    the URL's host), ``depth``, ``parent``, ``anchor``, ``around``,
+    ``parent_score`` and ``dom_terms`` (defaults 0, "" and 0.0); other columns
+    (e.g. a ``lid``) are ignored. The rows get lids ``first_lid``, ``first_lid +
+    1``, ... in order, level 0 and no score (a re-rank scores them). The URLs
+    must be new to the run, and no ``FrontierStore`` of the run may be open (it
+    reads the seen URLs and the next lid when it opens). Returns the next free lid.
+    """
+    k = links.num_rows
+    names = set(links.column_names)
+
+    def col(name: str, default: Any, type_: pa.DataType) -> pa.Array | pa.ChunkedArray:
+        if name in names:
+            return links.column(name).cast(type_)
+        return pa.repeat(pa.scalar(default, type_), k)
+
+    if "host" in names:
+        host: pa.Array | pa.ChunkedArray = links.column("host").cast(pa.string())
+    else:
+        from formhunter.urls import host_of
+
+        host = pa.array([host_of(u) for u in links.column("url").to_pylist()], pa.string())
+    table = pa.table({
+        "run_id": pa.repeat(pa.scalar(run_id, pa.int32()), k),
+        "lid": pa.array(np.arange(first_lid, first_lid + k, dtype=np.int64)),
+        "url": links.column("url").cast(pa.string()),
+        "site": links.column("site").cast(pa.string()), "host": host,
+        "depth": col("depth", 0, pa.int32()),
+        "level": pa.repeat(pa.scalar(0, pa.int32()), k), "score": pa.nulls(k, pa.float64()),
+        "state": pa.repeat(pa.scalar("queued", pa.string()), k),
+        "reason": pa.repeat(pa.scalar("", pa.string()), k),
+        "parent": col("parent", "", pa.string()), "anchor": col("anchor", "", pa.string()),
+        "around": col("around", "", pa.string()),
+        "parent_score": col("parent_score", 0.0, pa.float64()),
+        "dom_terms": col("dom_terms", "", pa.string()),
+        "loaded": pa.repeat(pa.scalar(False, pa.bool_()), k),
+        "added_at_page": pa.repeat(pa.scalar(0, pa.int64()), k),
+    }, schema=FRONTIER_SCHEMA)  # fmt: skip
+    insert_arrow(con, "frontier", table)
+    return first_lid + k
 
 
 class FrontierStore:
