@@ -2,17 +2,23 @@
 """Benchmark: retrain the link learners and re-rank frontiers of 10k..1M links.
 
 Prints, for each learned scorer (ACHE's multi-level link classifier, the
-apprentice layer, the CFC URL scorer), the seconds to retrain on 100..1000
-paths and to re-score frontiers of 10k, 100k and 1M links the way the frontier
-store does it (``score_frame`` over Arrow record batches of 50k links), with
-links per second and how the time grows with the frontier's size.
+apprentice layer, the CFC URL scorer):
 
-Links are synthetic but shaped like real ones: ~20k sites, URL paths from a
-Zipf-distributed vocabulary with ids and file endings, navigation anchors that
-repeat across pages and item titles that do not, 20-40 words of text around the
-anchor, and 20-60 ``term@d`` DOM-offset tokens.
+1. the seconds to retrain on 100..1000 paths;
+2. the seconds to re-score frontiers of 10k, 100k and 1M links the way the
+   frontier store does it (``score_frame`` over Arrow record batches of 50k
+   links), with links per second and how the time grows with the frontier's size;
+3. (``--no-store`` to skip) what a crawl does at a learning iteration, on a real
+   frontier table in an on-disk DuckDB catalogue holding 10k, 100k and 1M queued
+   links: retrain on the largest ``--paths``, ``Frontier.rerank`` with the new
+   scorer (read, score, UPDATE level/score) and the first ``next()`` (refill from
+   the store), separately and in total, with how the total grows with the size;
+4. ``score(list[LinkRecord])`` on 10k records (a page's outlinks).
+
+Links are synthetic but shaped like real ones (``formhunter.bench.rerank``).
 
     .venv/bin/python scripts/bench_rerank.py [--sizes 10000,100000,1000000] [--batch 50000]
+        [--paths 100,300,1000] [--no-store]
 """
 
 from __future__ import annotations
@@ -20,11 +26,10 @@ from __future__ import annotations
 import argparse
 import copy
 import sys
+import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -32,83 +37,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from classifiers.apprentice import Apprentice
 from classifiers.link_classifier import MultiLevelLinkClassifier
 from classifiers.url_scorer import ConservativeURLScorer
+from formhunter.bench.rerank import (
+    fill_frontier,
+    link_batches,
+    link_classifier,
+    retrainers,
+    store_rerank,
+    synthetic_frame,
+    training_paths,
+)
+from formhunter.config import FrontierSettings
 from formhunter.learners import ApprenticeScorer, CFCScorer, LinkClassifierScorer
-
-WORDS = """
-search flights hotel car rental book library catalog job career music album movie dvd
-news sport weather recipe health software download forum blog about contact privacy
-terms help login account cart shop product review price deal offer travel airline
-airport fare ticket room guest city map store locator event calendar archive page
-home index category tag author title isbn used new cheap best top list guide tips
-advanced find browse results listing dealer model make year salary employer resume
-artist song lyrics cinema showtime trailer cast genre edition paperback reserve
-""".split()  # noqa: SIM905
-NAV = ["Home", "About us", "Contact", "Search", "Advanced search", "Login", "Help", "News",
-       "Privacy policy", "Terms of use", "Next", "Previous", "More", "Read more", "Jobs",
-       "Flights", "Hotels", "Car rental", "Books", "Music", "Movies", "Browse catalog"]  # fmt: skip
-ENDINGS = ["", ".html", ".php", ".aspx", "/", "?page=2", "?id=17&sort=asc"]
-
-
-def synthetic_frame(n: int, seed: int) -> pd.DataFrame:
-    """``n`` links shaped like a crawl frontier's (module doc)."""
-    rng = np.random.default_rng(seed)
-    V = len(WORDS)
-
-    def zipf_words(k: int) -> np.ndarray:
-        return np.minimum(rng.zipf(1.3, size=k) - 1, V - 1)
-
-    sites = rng.integers(0, 20_000, size=n)
-    seg = zipf_words(n * 2).reshape(n, 2)
-    ids = rng.integers(1, 10_000_000, size=n)
-    end = rng.integers(0, len(ENDINGS), size=n)
-    urls = [f"https://www.site{s}.example/{WORDS[a]}/{WORDS[b]}-{i}{ENDINGS[e]}"
-            for s, (a, b), i, e in zip(sites, seg, ids, end, strict=True)]  # fmt: skip
-    nav = rng.random(n) < 0.6
-    navpick = rng.integers(0, len(NAV), size=n)
-    title_words = zipf_words(n * 4).reshape(n, 4)
-    anchors = [NAV[p] if isn else " ".join(WORDS[w] for w in tw).title()
-               for isn, p, tw in zip(nav, navpick, title_words, strict=True)]  # fmt: skip
-    around_len = rng.integers(20, 41, size=n)
-    around_words = zipf_words(int(around_len.sum()))
-    cuts = np.cumsum(around_len)[:-1]
-    arounds = [" ".join(WORDS[w] for w in chunk) for chunk in np.split(around_words, cuts)]
-    dom_len = rng.integers(20, 61, size=n)
-    dom_words = zipf_words(int(dom_len.sum()))
-    dom_d = rng.integers(-6, 7, size=int(dom_len.sum()))
-    dcuts = np.cumsum(dom_len)[:-1]
-    doms = [" ".join(f"{WORDS[w]}@{d}" for w, d in zip(cw, cd, strict=True))
-            for cw, cd in zip(np.split(dom_words, dcuts), np.split(dom_d, dcuts),
-                              strict=True)]  # fmt: skip
-    return pd.DataFrame({
-        "lid": np.arange(n), "url": urls, "site": [f"site{s}.example" for s in sites],
-        "depth": rng.integers(1, 8, size=n), "parent": [u.rsplit("/", 1)[0] for u in urls],
-        "anchor": anchors, "around": arounds, "parent_score": rng.random(n), "dom_terms": doms,
-    })  # fmt: skip
-
-
-def training_paths(n_paths: int, n_levels: int, seed: int) -> tuple[pd.DataFrame, np.ndarray]:
-    """Paths to form pages: level-0 links say search/find, level 1 catalog/browse, ...;
-    plus as many background links."""
-    rng = np.random.default_rng(seed)
-    frame = synthetic_frame(n_paths * n_levels * 2, seed)
-    levels = np.full(len(frame), n_levels, dtype=np.int64)
-    hints = [("search", "Advanced search"), ("catalog", "Browse catalog"), ("category", "Books")]
-    for lv in range(n_levels):
-        idx = np.arange(lv * n_paths, (lv + 1) * n_paths)
-        levels[idx] = lv
-        word, anchor = hints[lv % len(hints)]
-        frame.loc[idx, "url"] = [u.replace("/", f"/{word}/", 3).replace(f"/{word}/", "/", 2)
-                                 for u in frame.loc[idx, "url"]]  # fmt: skip
-        frame.loc[idx[rng.random(len(idx)) < 0.7], "anchor"] = anchor
-    return frame, levels
-
-
-def frontier(n: int, batch: int) -> list[pa.Table]:
-    """``n`` distinct synthetic links as Arrow record batches of ``batch`` (built once)."""
-    out = []
-    for i, start in enumerate(range(0, n, batch)):
-        out.append(pa.Table.from_pandas(synthetic_frame(min(batch, n - start), seed=1000 + i)))
-    return out
 
 
 def timed(fn: object, *args: object) -> tuple[float, object]:
@@ -117,13 +56,48 @@ def timed(fn: object, *args: object) -> tuple[float, object]:
     return time.perf_counter() - t0, out
 
 
+def bench_store(links: list[pa.Table], sizes: list[int], paths: list[int], batch: int) -> None:
+    """Section 3 (module doc): one catalogue per size, each scorer in turn on it."""
+    train = retrainers(paths)
+    settings = FrontierSettings(rerank_batch=batch)
+    print(f"\n== learning iteration on a frontier stored in DuckDB: retrain on "
+          f"{paths[-1]:,} paths + Frontier.rerank (batches of {batch:,}) + first next() ==")
+    rows: dict[str, list[tuple[int, float]]] = {name: [] for name in train}
+    lines: dict[str, list[str]] = {name: [] for name in train}
+    with tempfile.TemporaryDirectory(prefix="bench_rerank_") as tmp:
+        for n in sizes:
+            db = Path(tmp) / f"frontier_{n}.duckdb"
+            t0 = time.perf_counter()
+            run = fill_frontier(db, links, n)
+            print(f"(stored {n:,} queued links in {db.name} in {time.perf_counter() - t0:.1f} s)")
+            for name, retrain in train.items():
+                r = store_rerank(db, run, retrain, settings)
+                prev = rows[name][-1] if rows[name] else None
+                growth = (f"{r.total_s / prev[1]:>7.1f} {n / prev[0]:>7.0f}" if prev
+                          else f"{'':>7} {'':>7}")  # fmt: skip
+                lines[name].append(
+                    f"{name:<17} {r.links:>9,} {r.retrain_s:>9.2f} {r.rerank_s:>9.2f} "
+                    f"{r.refill_s:>8.2f} {r.total_s:>8.2f} {r.links / r.total_s:>10,.0f} {growth}"
+                )
+                rows[name].append((n, r.total_s))
+    print(f"{'scorer':<17} {'links':>9} {'retrain s':>9} {'re-rank s':>9} {'refill s':>8} "
+          f"{'total s':>8} {'links/s':>10} {'x time':>7} {'x links':>7}")  # fmt: skip
+    for name in train:
+        print("\n".join(lines[name]))
+    print("(links/s = links / total s; x time, x links: total time and links over the "
+          "previous size)")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="10000,100000,1000000")
     ap.add_argument("--paths", default="100,300,1000")
     ap.add_argument("--batch", type=int, default=50_000)
+    ap.add_argument("--no-store", action="store_true",
+                    help="skip retrain + re-rank of a frontier stored in DuckDB")  # fmt: skip
     args = ap.parse_args()
     sizes = [int(x) for x in args.sizes.split(",")]
+    paths = [int(x) for x in args.paths.split(",")]
     n_levels = 3
 
     print("== retrain (AFS + multi-level naive Bayes; apprentice and CFC batches) ==")
@@ -131,10 +105,9 @@ def main() -> int:
     model: MultiLevelLinkClassifier | None = None
     app = Apprentice()
     cfc = ConservativeURLScorer()
-    for n_paths in (int(x) for x in args.paths.split(",")):
+    for n_paths in paths:
         frame, levels = training_paths(n_paths, n_levels, seed=n_paths)
-        t_lc, model = timed(MultiLevelLinkClassifier(n_levels=n_levels, n_url=25, n_anchor=25,
-                                                     n_around=25).fit, frame, levels)  # fmt: skip
+        t_lc, model = timed(link_classifier, frame, levels, n_levels)
         y = (levels < n_levels).astype(float)
         t_app, _ = timed(app.partial_fit, frame, y)
         t_cfc, _ = timed(cfc.partial_fit, frame, y)
@@ -153,7 +126,7 @@ def main() -> int:
         }
 
     t0 = time.perf_counter()
-    links = frontier(max(sizes), args.batch)
+    links = link_batches(max(sizes), args.batch)
     print(f"\n(built {max(sizes):,} distinct synthetic links in {time.perf_counter() - t0:.0f} s)")
     print(f"== re-rank: score_frame over Arrow batches of {args.batch:,} links "
           "(to_pandas included, as the frontier store does) ==")
@@ -175,6 +148,8 @@ def main() -> int:
             growth = f"{dt / prev[1]:>7.1f} {n / prev[0]:>7.0f}" if prev else f"{'':>7} {'':>7}"
             print(f"{name:<17} {count:>9,} {dt:>8.2f} {count / dt:>10,.0f} {growth}")
             prev = (n, dt)
+    if not args.no_store:
+        bench_store(links, sizes, paths, args.batch)
     scorers = fresh()
     # the LinkRecord path (engine scoring a page's new outlinks) for comparison
     from formhunter.interfaces import LinkRecord

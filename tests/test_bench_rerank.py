@@ -1,0 +1,50 @@
+"""The re-rank benchmark's store path at a tiny size: a learned link classifier
+retrained, a frontier stored in DuckDB re-ranked with it, memory refilled."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from formhunter.bench.rerank import fill_frontier, link_batches, retrainers, store_rerank
+from formhunter.catalogue import Catalogue
+from formhunter.config import FrontierSettings
+from formhunter.frontier import level_of
+from formhunter.learners import LinkClassifierScorer
+
+
+def test_store_rerank_with_the_learned_link_classifier(tmp_path: Path) -> None:
+    n = 2000
+    db = tmp_path / "frontier.duckdb"
+    run = fill_frontier(db, link_batches(n + 500, 700), n)  # four tables; the last one cut
+    res = store_rerank(db, run, retrainers((20, 50))["link-classifier"],
+                       FrontierSettings(rerank_batch=600, refill_per_level=50))  # fmt: skip
+    assert isinstance(res.scorer, LinkClassifierScorer) and res.links == n
+    assert min(res.retrain_s, res.rerank_s, res.refill_s) > 0
+    assert res.total_s == res.retrain_s + res.rerank_s + res.refill_s
+
+    with Catalogue(db, read_only=True) as cat:
+        rows = cat.con.sql(
+            "SELECT lid, url, site, depth, parent, anchor, around, parent_score, dom_terms,"
+            " level, score, loaded FROM frontier WHERE run_id = ? AND state = 'queued'"
+            " ORDER BY lid", params=[run],
+        ).to_arrow_table()  # fmt: skip
+    assert rows.num_rows == n and rows.column("lid").to_pylist() == list(range(1, n + 1))
+    assert rows.column("score").null_count == 0  # stored unscored: every link was re-scored
+    # every level and score is the learned scorer's, clipped into the frontier's levels
+    lv, sc = res.scorer.score_frame(rows.select(range(9)).to_pandas())
+    n_levels = res.scorer.n_levels + 1
+    stored_lv = rows.column("level").to_numpy()
+    assert np.array_equal(stored_lv, level_of(lv, sc, n_levels))
+    assert np.allclose(rows.column("score").to_numpy(), sc)
+    assert len(set(stored_lv.tolist())) > 1  # the classifier tells links apart
+
+    first = res.first
+    assert first is not None  # the refill after the re-rank gives a link
+    top = int(stored_lv.min())
+    assert first.level == top
+    assert first.score == rows.column("score").to_numpy()[stored_lv == top].max()
+    assert first.url == rows.column("url")[first.lid - 1].as_py()
+    loaded = rows.column("loaded").to_numpy(zero_copy_only=False)
+    assert 0 < loaded.sum() <= 50 * n_levels and loaded[first.lid - 1]
