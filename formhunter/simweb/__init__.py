@@ -5,6 +5,8 @@ Public API (other modules build on exactly this)::
     from formhunter.simweb import SimWeb, running_proxy, canonical_url, site_of
 
     web = SimWeb(seed=7, n_sites=500)          # default: >= 500 sites, >= 100,000 pages
+                                               # page_kb=N: HTML pages padded to ~N KB
+                                               # (same links, forms, truth; see .weight)
     web.seeds("airfare", 20) -> list[str]      # topical seed URLs (directory categories,
                                                # topical articles); same as `simweb seeds`
     web.fetch(url) -> SimResponse              # exactly what the proxy serves:

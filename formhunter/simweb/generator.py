@@ -36,6 +36,9 @@ Hostile parts (``SimWeb.hostile()`` gives example URLs of each)
                  page has many URLs; canonical_url() removes them. The id is kept from the
                  request URL, or derived from the page when the request had none.
     huge         one page of several MB (``huge_bytes``, default 5,000,000).
+    weight       off by default: ``page_kb=N`` pads every 200 HTML page (not the huge
+                 one) to about N KB with boilerplate markup (``formhunter.simweb.weight``:
+                 style, inline scripts, sprites, consent banner); same links, forms, truth.
     js_only      some search forms exist only after a <script> builds them with
                  document.createElement into an empty container (<div id="search-app">);
                  truth marks them js_only and gives them form_index after the static forms.
@@ -67,6 +70,7 @@ from formhunter.simweb.sites import (
     stable_int,
 )
 from formhunter.simweb.urls import SESSION_PARAMS, canonical_url
+from formhunter.simweb.weight import Padder, check_page_kb
 
 if TYPE_CHECKING:
     from formhunter.simweb.transport import SimTransport
@@ -150,6 +154,8 @@ class SimWeb:
 
     ``SimWeb(seed, n_sites)`` builds only the site plans (fast, small); pages are
     generated on request by ``fetch``/``page``. Same seed and size: same bytes.
+    ``page_kb`` (0 = off, at most ``PAGE_KB_MAX``) pads HTML pages to about that many
+    KB without changing their links, forms or truth (``formhunter.simweb.weight``).
     """
 
     def __init__(
@@ -158,6 +164,7 @@ class SimWeb:
         n_sites: int = 500,
         slow_delay: float = 2.0,
         huge_bytes: int = 5_000_000,
+        page_kb: int = 0,
     ) -> None:
         if n_sites < 1:
             raise UsageError("n_sites must be >= 1")
@@ -165,6 +172,8 @@ class SimWeb:
         self.n_sites = n_sites
         self.slow_delay = slow_delay
         self.huge_bytes = huge_bytes
+        self.page_kb = check_page_kb(page_kb)
+        self.padder: Padder | None = Padder(seed, page_kb) if page_kb else None
         rng = random.Random(stable_int("web", seed, n_sites))
         names = _Names()
         self.sites: list[Site] = [

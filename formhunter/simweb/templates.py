@@ -28,6 +28,7 @@ from formhunter.simweb.sites import Site, stable_int
 
 if TYPE_CHECKING:
     from formhunter.simweb.generator import SimWeb
+    from formhunter.simweb.weight import Padder
 
 _PREFIXES = ("site", "main", "pg", "x", "c", "wrap", "ui", "tpl", "v2", "lay")
 
@@ -71,7 +72,8 @@ def respond(web: SimWeb, url: str) -> SimResponse:
         sid = session_of(url) or session_id(spec.url)
         if site.session == "jsessionid":
             headers["Set-Cookie"] = f"JSESSIONID={sid}; Path=/"
-    html = render(spec, sid)
+    pad = web.padder if spec.status == 200 and spec.kind != "huge" else None
+    html = render(spec, sid, pad)
     return SimResponse(spec.status, headers, html.encode("utf-8"), url, spec.delay)
 
 
@@ -145,7 +147,8 @@ def _links(links: list[tuple[str, str]], href: _Hrefs, style: int, bad: bool) ->
     )
 
 
-def render(spec: PageSpec, sid: str = "") -> str:
+def render(spec: PageSpec, sid: str = "", pad: Padder | None = None) -> str:
+    """The HTML of a page; with ``pad``, padded to its weight (formhunter.simweb.weight)."""
     site = spec.site
     bad = site.malformed
     lay = site.layout
@@ -167,6 +170,7 @@ def render(spec: PageSpec, sid: str = "") -> str:
         out.append("<!DOCTYPE html>")
     out.append(f'<html lang="en"><head><meta charset="utf-8"><title>{title}</title>')
     out.append(f'<meta name="description" content="{escape(spec.title)} at {escape(site.brand)}">')
+    head_at = len(out)
     out.append(f'<link rel="stylesheet" href="/css/{px}.css"></head>')
     out.append(f'<body class="{px}-{spec.kind}"><a name="top"></a>')
     text = "".join(
@@ -220,7 +224,15 @@ def render(spec: PageSpec, sid: str = "") -> str:
     )
     if not bad:
         out.append("</body></html>")
-    return "\n".join(out)
+    html = "\n".join(out)
+    if pad is None:
+        return html
+    head, tail = pad.pad(site, px, len(html))
+    if tail:
+        out.insert(len(out) if bad else len(out) - 1, tail)
+    if head:
+        out.insert(head_at, head)
+    return "\n".join(out) if head or tail else html
 
 
 def _nav(spec: PageSpec, href: _Hrefs, px: str, lay: int, bad: bool) -> str:
