@@ -2,7 +2,7 @@
 and the parse stage alone on the same pages; optionally the frontier's bulk re-rank.
 
     .venv/bin/python scripts/bench_throughput.py [--pages 3000] [--sites 500]
-        [--strategy bfs] [--concurrency 64] [--repeat N] [--in-process]
+        [--strategy bfs] [--concurrency 64] [--repeat N] [--in-process] [--page-kb N]
         [--rerank-links 1000000] [--profile]
 
 The crawl goes through the real proxy (a child process on loopback) with politeness
@@ -14,7 +14,9 @@ the crawl thread, robust to other load); "fetch_wait" is the event loop waiting 
 the network, with the HTTP client's work. Parse alone re-reads the same pages from the
 simulated web in-process (the bytes the proxy served) and times ``parse_page`` on
 them, single-threaded, best of 3. The goal of issue 3: end to end at
-least half as fast as parse alone.
+least half as fast as parse alone. ``--page-kb N`` pads every HTML page to about N KB
+of realistic boilerplate (``SimWeb(page_kb=N)``; same links and forms), through the
+proxy and in-process alike, and parse alone parses the same padded bytes.
 """
 
 from __future__ import annotations
@@ -38,10 +40,12 @@ from formhunter.commands.demo import background_proxy
 from formhunter.config import FrontierSettings, load_settings
 from formhunter.defaults import BreadthFirstScorer, ParentScoreScorer
 from formhunter.engine import CrawlStats, Engine
+from formhunter.exceptions import UsageError
 from formhunter.fetch import FetchResult
 from formhunter.frontier import Frontier, FrontierStore, insert_queued
 from formhunter.parse import parse_page
 from formhunter.simweb import SimWeb
+from formhunter.simweb.weight import PAGE_KB_MAX, check_page_kb
 
 
 class InProcessFetcher:
@@ -86,10 +90,10 @@ class InProcessFetcher:
 
 def crawl(args: argparse.Namespace, db: Path) -> tuple[Engine, float, float]:
     """One crawl; (engine, wall seconds with set-up, server CPU seconds if in-process)."""
-    web = SimWeb(seed=args.seed, n_sites=args.sites)
+    web = SimWeb(seed=args.seed, n_sites=args.sites, page_kb=args.page_kb)
     seeds = web.seeds(args.domain, 20)
     ctx = (contextlib.nullcontext("in-process") if args.in_process
-           else background_proxy(args.seed, args.sites))  # fmt: skip
+           else background_proxy(args.seed, args.sites, args.page_kb))  # fmt: skip
     with ctx as proxy:
         settings = load_settings(None, {
             "crawl": {"domain": args.domain, "strategy": args.strategy, "max_pages": args.pages,
@@ -99,7 +103,7 @@ def crawl(args: argparse.Namespace, db: Path) -> tuple[Engine, float, float]:
             "fetch": {"proxy": None if args.in_process else proxy, "min_delay": 0.0,
                       "concurrency": args.concurrency,
                       "per_host_connections": 4, "read_timeout": 3.0, "total_timeout": 10.0,
-                      "retries": 0, "max_bytes": 2_000_000},
+                      "retries": 0, "max_bytes": 2_000_000 + 1024 * args.page_kb},
             "stopping": {"max_pages_per_site": 0, "max_forms_per_site": 0},
         })  # fmt: skip
         cat = Catalogue(db)
@@ -122,7 +126,7 @@ def crawl(args: argparse.Namespace, db: Path) -> tuple[Engine, float, float]:
 def parse_alone(args: argparse.Namespace, db: Path) -> tuple[int, float, float, float]:
     """(pages, wall seconds, CPU seconds, MB) of parse_page on the pages the crawl parsed;
     best of 3 rounds each."""
-    web = SimWeb(seed=args.seed, n_sites=args.sites)
+    web = SimWeb(seed=args.seed, n_sites=args.sites, page_kb=args.page_kb)
     with Catalogue(db, read_only=True) as cat:
         rows = cat.con.execute(
             "SELECT url, final_url FROM pages WHERE error = '' ORDER BY seq"
@@ -211,8 +215,10 @@ def report(args: argparse.Namespace, runs: list[tuple[Engine, float, float, Path
               f"{min(cpus):.2f}-{max(cpus):.2f} ms/page)" if len(runs) > 1 else "")  # fmt: skip
     print(f"end to end ({how}): {st.pages} pages in {st.seconds:.1f}s = {e2e:.1f} pages/s "
           f"(set-up included: {wall:.1f}s){spread}")
-    print(f"  strategy {args.strategy}, {args.sites} sites, concurrency {args.concurrency}, "
-          f"delay 0; errors {st.n_errors}, forms {st.forms}; components {engine.components}")
+    weight = f", pages padded to ~{args.page_kb} KB" if args.page_kb else ""
+    print(f"  strategy {args.strategy}, {args.sites} sites{weight}, concurrency "
+          f"{args.concurrency}, delay 0; errors {st.n_errors}, forms {st.forms}; "
+          f"components {engine.components}")
     print("stage costs (wall s, wall ms/page, share of wall; CPU ms/page of the crawl thread):")
     for k, v in sorted(st.stage.items(), key=lambda kv: -kv[1]):
         print(f"  {k:<11} {v:7.2f}s  {1000 * v / max(st.pages, 1):6.2f} ms  "
@@ -254,12 +260,19 @@ def main() -> None:
     ap.add_argument("--profile", action="store_true", help="print a cProfile of the crawl")
     ap.add_argument("--in-process", action="store_true",
                     help="no proxy, no HTTP: the simulated web called in-process")
+    ap.add_argument("--page-kb", type=int, default=0, metavar="N",
+                    help="pad every HTML page to about N KB of realistic boilerplate markup "
+                         f"(same links and forms; 0 = off, the default; at most {PAGE_KB_MAX})")
     ap.add_argument("--page-classifier", help="override the page classifier (e.g. keywords)")
     ap.add_argument("--critic", help="override the critic (e.g. keywords)")
     ap.add_argument("--parse-workers", type=int, default=0, metavar="N",
                     help="crawl.parse_workers: parse in N worker processes (their CPU counts "
                          "in the crawler's)")
     args = ap.parse_args()
+    try:
+        check_page_kb(args.page_kb, "--page-kb")
+    except UsageError as exc:
+        ap.error(str(exc))
     with tempfile.TemporaryDirectory() as tmp:
         if args.pages:
             runs = []

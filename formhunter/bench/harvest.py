@@ -103,14 +103,16 @@ def seed_set(web: Any, domain: str, k: int, repeat: int) -> list[str]:
 
 
 @contextlib.contextmanager
-def proxy_process(seed: int, sites: int, slow_delay: float) -> Iterator[str]:
+def proxy_process(seed: int, sites: int, slow_delay: float, page_kb: int = 0) -> Iterator[str]:
     """A ``formhunter simweb serve`` subprocess on a free loopback port; yields its URL.
+    ``page_kb``: its ``--page-kb`` (0: pages as generated).
 
     Its stderr goes to a temporary file (a pipe nobody reads could fill and block it)."""
     import tempfile
 
     cmd = [sys.executable, "-m", "formhunter.cli", "simweb", "serve", "--port", "0",
-           "--seed", str(seed), "--sites", str(sites), "--slow-delay", str(slow_delay)]  # fmt: skip
+           "--seed", str(seed), "--sites", str(sites), "--slow-delay", str(slow_delay),
+           "--page-kb", str(page_kb)]  # fmt: skip
     with tempfile.TemporaryFile("w+") as err:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True)
         try:

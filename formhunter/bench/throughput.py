@@ -16,6 +16,10 @@ In one run, on the simulated web served by its proxy (a child process on loopbac
 3. ``parse_page`` alone, single-threaded, on the HTML pages formhunter fetched
    (the bytes the proxy served, regenerated in-process).
 
+``page_kb`` > 0 pads every HTML page to about that many KB (``SimWeb(page_kb=...)``,
+the proxy's ``--page-kb``): the same crawl on pages of realistic weight, where the
+crawler's fixed per-page costs weigh less; the parse stage parses the padded bytes.
+
 The figures and their ratios print together, so the comparison holds on a noisy
 machine (all three share it at the same time of day).
 """
@@ -48,6 +52,7 @@ class ThroughputPlan:
     n_seeds: int = 20
     skip_scrapy: bool = False
     scrapy_timeout: float = 900.0
+    page_kb: int = 0  # 0: pages as generated; else padded to about page_kb KB
 
 
 def run_throughput(plan: ThroughputPlan, say: Callable[[str], None] = print) -> dict[str, Any]:
@@ -55,11 +60,13 @@ def run_throughput(plan: ThroughputPlan, say: Callable[[str], None] = print) -> 
     from formhunter.bench.harvest import crawl_run, proxy_process
     from formhunter.simweb import SimWeb
 
-    web = SimWeb(seed=plan.seed, n_sites=plan.sites, slow_delay=plan.slow_delay)
+    web = SimWeb(seed=plan.seed, n_sites=plan.sites, slow_delay=plan.slow_delay,
+                 page_kb=plan.page_kb)  # fmt: skip
     seeds = web.seeds(plan.domain, plan.n_seeds)
     fig: dict[str, Any] = {"plan": asdict(plan), "cpus": os.cpu_count()}
     with tempfile.TemporaryDirectory() as tmp, \
-            proxy_process(plan.seed, plan.sites, plan.slow_delay) as proxy:  # fmt: skip
+            proxy_process(plan.seed, plan.sites, plan.slow_delay,
+                          plan.page_kb) as proxy:  # fmt: skip
         say(f"formhunter: {plan.pages} pages ({plan.strategy}) through {proxy} ...")
         result, pages_df, _, extras = crawl_run(
             plan.strategy, plan.domain, seeds, plan.pages, 0, proxy, Path(tmp) / "t.duckdb",
@@ -279,7 +286,8 @@ def write(fig: dict[str, Any], out: Path) -> dict[str, Path]:
     md = ["# Throughput benchmark", "",
           f"Simulated web seed {p['seed']}, {p['sites']} sites, through its proxy on loopback; "
           f"{p['pages']} pages; concurrency {p['concurrency']}, one connection per host, no "
-          f"delay, robots.txt obeyed; formhunter strategy {p['strategy']}; {fig['cpus']} CPUs.",
+          f"delay, robots.txt obeyed; formhunter strategy {p['strategy']}; {fig['cpus']} CPUs"
+          + (f"; HTML pages padded to about {p['page_kb']} KB." if p.get("page_kb") else "."),
           "", "| measure | pages | seconds | pages/s |", "|---|---:|---:|---:|"]  # fmt: skip
     md += [f"| {n} | {r['pages']} | {r['seconds']:.2f} | {r['pages_per_s']:.1f} |" for n, r in rows]
     md += ["", "```", format_figures(fig), "```", ""]

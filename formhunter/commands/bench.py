@@ -57,11 +57,14 @@ def cmd_harvest(args: argparse.Namespace) -> int:
 def cmd_throughput(args: argparse.Namespace) -> int:
     from formhunter.bench.harvest import default_report_dir
     from formhunter.bench.throughput import ThroughputPlan, format_figures, run_throughput, write
+    from formhunter.simweb.weight import check_page_kb
 
+    page_kb = check_page_kb(args.page_kb, "--page-kb")
     out = Path(args.out) if args.out else default_report_dir("throughput")
     plan = ThroughputPlan(pages=args.pages, concurrency=args.concurrency, sites=args.sites,
                           seed=args.seed, domain=args.domain, strategy=args.strategy,
-                          slow_delay=args.slow_delay, skip_scrapy=args.no_scrapy)  # fmt: skip
+                          slow_delay=args.slow_delay, skip_scrapy=args.no_scrapy,
+                          page_kb=page_kb)  # fmt: skip
     figures = run_throughput(plan, say=lambda s: print(s, file=sys.stderr))
     print(format_figures(figures))
     paths = write(figures, out)
@@ -176,6 +179,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--domain", default="airfare", help="domain of the seeds (default airfare)")
     t.add_argument("--strategy", default="bfs", help="formhunter's strategy (default bfs)")
     t.add_argument("--no-scrapy", action="store_true", help="skip the Scrapy spider")
+    t.add_argument(
+        "--page-kb",
+        type=int,
+        default=0,
+        metavar="N",
+        help="pad every HTML page of the simulated web to about N KB of realistic "
+        "boilerplate (same links and forms; 0 = off, the default; at most 2048)",
+    )
     t.set_defaults(func=cmd_throughput)
 
     def no_action(args: argparse.Namespace) -> int:

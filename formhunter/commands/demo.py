@@ -24,15 +24,17 @@ _SERVE = """
 import asyncio, sys
 from formhunter.simweb import SimWeb
 from formhunter.simweb.server import serve_forever
-asyncio.run(serve_forever(SimWeb(seed=int(sys.argv[1]), n_sites=int(sys.argv[2])), 0))
+web = SimWeb(seed=int(sys.argv[1]), n_sites=int(sys.argv[2]), page_kb=int(sys.argv[3]))
+asyncio.run(serve_forever(web, 0))
 """
 
 
 @contextlib.contextmanager
-def background_proxy(seed: int, n_sites: int) -> Iterator[str]:
-    """Run the simulated web's proxy in a child process; yields its URL."""
+def background_proxy(seed: int, n_sites: int, page_kb: int = 0) -> Iterator[str]:
+    """Run the simulated web's proxy in a child process; yields its URL. ``page_kb``:
+    see ``SimWeb`` (0: pages as generated)."""
     proc = subprocess.Popen(
-        [sys.executable, "-c", _SERVE, str(seed), str(n_sites)],
+        [sys.executable, "-c", _SERVE, str(seed), str(n_sites), str(page_kb)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:

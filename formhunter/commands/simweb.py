@@ -8,6 +8,7 @@ import json
 
 from formhunter.exceptions import UsageError
 from formhunter.simweb import SimWeb
+from formhunter.simweb.weight import PAGE_KB_MAX, check_page_kb
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -33,6 +34,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     q.add_argument("--log", default=None, metavar="FILE", help="append a JSON line per request")
     q.add_argument("--slow-delay", type=float, default=2.0, help="delay of slow pages (s)")
+    q.add_argument(
+        "--page-kb",
+        type=int,
+        default=0,
+        metavar="N",
+        help=f"pad every HTML page to about N KB of realistic boilerplate markup "
+        f"(same links, forms and truth; 0 = off, the default; at most {PAGE_KB_MAX})",
+    )
     q.set_defaults(func=_serve)
 
     q = ssub.add_parser(
@@ -71,7 +80,8 @@ def _web(args: argparse.Namespace, slow_delay: float = 2.0) -> SimWeb:
 
     if args.sites < 1:
         raise UsageError("--sites must be >= 1")
-    return SimWeb(seed=args.seed, n_sites=args.sites, slow_delay=slow_delay)
+    page_kb = check_page_kb(getattr(args, "page_kb", 0), "--page-kb")
+    return SimWeb(seed=args.seed, n_sites=args.sites, slow_delay=slow_delay, page_kb=page_kb)
 
 
 def _serve(args: argparse.Namespace) -> int:

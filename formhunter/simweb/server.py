@@ -182,8 +182,10 @@ async def serve_forever(
     """Run the proxy in the current event loop until cancelled (the ``serve`` command)."""
     server = ProxyServer(web, log_file, keep_log=False)
     await server.start(host, port)
+    weight = f", pages padded to about {web.page_kb} KB" if web.page_kb else ""
     print(
-        f"simweb proxy on http://{host}:{server.port} ({len(web.sites)} sites, seed {web.seed})",
+        f"simweb proxy on http://{host}:{server.port} ({len(web.sites)} sites, seed {web.seed}"
+        f"{weight})",
         flush=True,
     )
     try:
