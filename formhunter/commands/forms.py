@@ -7,16 +7,19 @@ of objects) go to ``--out`` or stdout; ``parquet`` needs ``--out``.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.csv as pacsv
-from rich.console import Console
 from rich.table import Table
 
-from formhunter.catalogue import Catalogue
+from formhunter.commands._common import (
+    open_catalogue,
+    print_table,
+    quiet_broken_pipe,
+    write_csv,
+    write_json,
+)
 from formhunter.exceptions import UsageError
 
 TABLE_COLUMNS = ("form_id", "site", "action_url", "method", "n_fields", "searchable_score",
@@ -25,12 +28,10 @@ TABLE_COLUMNS = ("form_id", "site", "action_url", "method", "n_fields", "searcha
 
 def cmd_forms(args: argparse.Namespace) -> int:
     db = Path(args.db)
-    if not db.exists():
-        raise UsageError(f"no catalogue at {db} (make one with `formhunter crawl --db {db}`)")
-    if args.format == "parquet" and not args.out:
-        raise UsageError("--format parquet needs --out FILE")
     filters = {"domain": args.domain, "relevant": args.relevant, "run_id": args.run}
-    with Catalogue(db, read_only=True) as cat:
+    with open_catalogue(db) as cat:
+        if args.format == "parquet" and not args.out:
+            raise UsageError("--format parquet needs --out FILE")
         if args.out:
             if args.format == "table":
                 raise UsageError("--out works with --format csv, json or parquet")
@@ -38,21 +39,16 @@ def cmd_forms(args: argparse.Namespace) -> int:
             print(f"{n} forms written to {args.out}", file=sys.stderr)
             return 0
         data = cat.forms_table(**filters)
-    try:
+    with quiet_broken_pipe():
         _print(data, args, db)
-    except BrokenPipeError:  # e.g. `| head`: stop quietly
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 
 def _print(data: pa.Table, args: argparse.Namespace, db: Path) -> None:
     if args.format == "csv":
-        pacsv.write_csv(data, sys.stdout.buffer)
+        write_csv(data)
     elif args.format == "json":
-        json.dump(data.to_pylist(), sys.stdout, ensure_ascii=False, indent=1, default=str)
-        sys.stdout.write("\n")
+        write_json(data.to_pylist())
     else:
         table = Table(title=f"{data.num_rows} forms in {db}")
         for col in TABLE_COLUMNS:
@@ -61,10 +57,7 @@ def _print(data: pa.Table, args: argparse.Namespace, db: Path) -> None:
         rows = data.select(list(TABLE_COLUMNS)).to_pylist()
         for row in rows[: args.limit] if args.limit else rows:
             table.add_row(*(f"{v:.2f}" if isinstance(v, float) else str(v) for v in row.values()))
-        console = Console()
-        if not console.is_terminal:
-            console = Console(width=200)
-        console.print(table)
+        print_table(table)
         if args.limit and len(rows) > args.limit:
             print(f"... {len(rows) - args.limit} more (--limit 0 shows all)")
 

@@ -1,0 +1,83 @@
+"""Helpers shared by the commands that read a catalogue (``forms``, ``runs``, ``learning``).
+
+Not a command itself (``formhunter.cli.COMMANDS`` does not list it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.csv as pacsv
+from rich.console import Console
+from rich.table import Table
+
+from formhunter.catalogue import Catalogue
+from formhunter.exceptions import UsageError
+
+
+def open_catalogue(db: str | Path) -> Catalogue:
+    """Open an existing catalogue read-only.
+
+    A missing file is a UsageError; a file that is not a (readable) catalogue
+    raises CatalogueError from ``Catalogue`` itself.
+    """
+    path = Path(db)
+    if not path.exists():
+        raise UsageError(f"no catalogue at {path} (make one with `formhunter crawl --db {path}`)")
+    return Catalogue(path, read_only=True)
+
+
+def run_ids(cat: Catalogue) -> list[int]:
+    """The ids of the catalogue's runs, in order."""
+    rows = cat.con.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall()
+    return [int(r[0]) for r in rows]
+
+
+def resolve_run(cat: Catalogue, run_id: int | None) -> int:
+    """``run_id`` if the catalogue has it, else the latest run; UsageError when there is none."""
+    ids = run_ids(cat)
+    if not ids:
+        raise UsageError(f"{cat.path} holds no run yet (start one with `formhunter crawl`)")
+    if run_id is None:
+        return ids[-1]
+    if run_id not in ids:
+        known = ", ".join(map(str, ids[-20:]))
+        more = f" (the last 20 of {len(ids)})" if len(ids) > 20 else ""
+        raise UsageError(f"no run {run_id} in {cat.path}; its runs{more}: {known}")
+    return run_id
+
+
+@contextmanager
+def quiet_broken_pipe() -> Iterator[None]:
+    """Stop quietly when stdout is closed early (e.g. ``| head``)."""
+    try:
+        yield
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def write_csv(data: pa.Table) -> None:
+    """``data`` as CSV with a header line on stdout."""
+    sys.stdout.flush()
+    pacsv.write_csv(data, sys.stdout.buffer)
+
+
+def write_json(rows: Sequence[dict[str, Any]]) -> None:
+    """``rows`` as a JSON array of objects on stdout (timestamps as strings)."""
+    json.dump(list(rows), sys.stdout, ensure_ascii=False, indent=1, default=str)
+    sys.stdout.write("\n")
+
+
+def print_table(table: Table) -> None:
+    """A rich table on the terminal, or 200 columns wide when stdout is not a terminal."""
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=200)
+    console.print(table)
