@@ -19,6 +19,8 @@ COMMANDS = [
     "demo",
     "crawl",
     "forms",
+    "runs",
+    "learning",
     "train",
     "evaluate",
     "judge",

@@ -1,0 +1,107 @@
+"""``formhunter runs``: one row per crawl run of a catalogue.
+
+The counts are computed from the rows the run wrote (``pages``, ``forms``,
+``learning_iterations``), not taken from the run's saved counters; the harvest
+rate is relevant forms per page fetched. ``status`` is what the catalogue
+records of how the run ended: ``finished`` (budget reached, frontier exhausted
+or time limit), ``interrupted`` (resume it with ``crawl --resume``) or
+``running`` (still going, or killed before it could record its end).
+``--format table`` prints a table; ``csv`` and ``json`` (an array of objects)
+go to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+from rich.table import Table
+
+from formhunter.catalogue import Catalogue
+from formhunter.commands._common import (
+    open_catalogue,
+    print_table,
+    quiet_broken_pipe,
+    write_csv,
+    write_json,
+)
+
+COLUMNS = ("run_id", "started_at", "finished_at", "domain", "strategy", "max_pages", "pages",
+           "forms", "searchable_forms", "relevant_forms", "harvest_rate",
+           "learning_iterations", "status")  # fmt: skip
+
+RUNS_SQL = """
+SELECT r.run_id, r.started_at, r.finished_at, r.domain, r.strategy, r.max_pages,
+       coalesce(p.n, 0) AS pages, coalesce(f.n, 0) AS forms,
+       coalesce(f.searchable, 0) AS searchable_forms,
+       coalesce(f.relevant, 0) AS relevant_forms,
+       CASE WHEN coalesce(p.n, 0) > 0 THEN CAST(coalesce(f.relevant, 0) AS DOUBLE) / p.n
+            ELSE 0.0 END AS harvest_rate,
+       coalesce(l.n, 0) AS learning_iterations, r.status
+FROM runs r
+LEFT JOIN (SELECT run_id, count(*) AS n FROM pages GROUP BY run_id) p USING (run_id)
+LEFT JOIN (SELECT run_id, count(*) AS n, count(*) FILTER (WHERE searchable) AS searchable,
+                  count(*) FILTER (WHERE relevant) AS relevant
+           FROM forms GROUP BY run_id) f USING (run_id)
+LEFT JOIN (SELECT run_id, count(*) AS n FROM learning_iterations GROUP BY run_id) l
+       USING (run_id)
+ORDER BY r.run_id
+"""
+
+
+def runs_table(cat: Catalogue) -> pa.Table:
+    """The catalogue's runs with their counts, columns ``COLUMNS``."""
+    return cat.con.sql(RUNS_SQL).to_arrow_table().select(list(COLUMNS))
+
+
+def cmd_runs(args: argparse.Namespace) -> int:
+    db = Path(args.db)
+    with open_catalogue(db) as cat:
+        data = runs_table(cat)
+    with quiet_broken_pipe():
+        if args.format == "csv":
+            write_csv(data)
+        elif args.format == "json":
+            write_json(data.to_pylist())
+        else:
+            print_table(_table(data, db))
+    return 0
+
+
+def _cell(col: str, value: Any) -> str:
+    if value is None:
+        return "" if col == "finished_at" else "-"
+    if isinstance(value, datetime):
+        return value.strftime("%Y-%m-%d %H:%M:%S")
+    if col == "harvest_rate":
+        return f"{value:.4f}"
+    return str(value)
+
+
+def _table(data: pa.Table, db: Path) -> Table:
+    table = Table(title=f"{data.num_rows} runs in {db}")
+    short = {"searchable_forms": "searchable", "relevant_forms": "relevant",
+             "harvest_rate": "harvest", "learning_iterations": "learning"}  # fmt: skip
+    for col in COLUMNS:
+        right = col not in ("started_at", "finished_at", "domain", "strategy", "status")
+        table.add_column(short.get(col, col), justify="right" if right else "left",
+                         no_wrap=True)  # fmt: skip
+    for row in data.to_pylist():
+        table.add_row(*(_cell(col, row[col]) for col in COLUMNS))
+    return table
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "runs",
+        help="list the crawl runs of a catalogue",
+        description="One row per crawl run: when it ran, domain, strategy, page budget, pages "
+        "fetched, (searchable, relevant) forms, harvest rate (relevant forms per page), "
+        "learning iterations and status (finished, interrupted or running).",
+    )
+    p.add_argument("--db", required=True, metavar="FILE", help="the DuckDB catalogue")
+    p.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    p.set_defaults(func=cmd_runs)
