@@ -70,11 +70,13 @@ _V2 = [
         note VARCHAR)""",
     "ALTER TABLE runs ADD COLUMN IF NOT EXISTS stage_seconds VARCHAR",
 ]
+_V3 = ["ALTER TABLE runs ADD COLUMN IF NOT EXISTS end_reason VARCHAR"]
 
 #: (version, note, statements). Append only; a new version migrates older files.
 MIGRATIONS: list[tuple[int, str, list[str]]] = [
     (1, "runs, pages, forms, form_fields, form_paths, frontier", _V1),
     (2, "learning_iterations; runs.stage_seconds", _V2),
+    (3, "runs.end_reason (budget, exhausted, time-limit, interrupted, ...)", _V3),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

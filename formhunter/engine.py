@@ -629,7 +629,8 @@ class Engine:
         from formhunter.catalogue import now
 
         status = "interrupted" if reason == "interrupted" else "finished"
-        self.catalogue.update_run(self.run_id, status=status, finished_at=now())
+        self.catalogue.update_run(self.run_id, status=status, end_reason=reason,
+                                  finished_at=now())  # fmt: skip
         self.commit()
         self.stats.ended = (time.monotonic(), time.process_time())
         self._emit("end")

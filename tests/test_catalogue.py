@@ -91,6 +91,7 @@ def test_migration_from_version_1_keeps_data(tmp_path: Path) -> None:
         assert versions == list(range(1, SCHEMA_VERSION + 1))
         cat.con.execute("SELECT stage_seconds FROM runs").fetchall()
         cat.con.execute("SELECT * FROM learning_iterations").fetchall()
+        cat.con.execute("SELECT end_reason FROM runs").fetchall()
 
 
 def test_newer_schema_is_refused_with_a_clear_message(tmp_path: Path) -> None:

@@ -8,9 +8,10 @@ import io
 import json
 from pathlib import Path
 
+import duckdb
 import pytest
 
-from formhunter.catalogue import Catalogue
+from formhunter.catalogue import Catalogue, migrate
 from formhunter.cli import main
 from formhunter.commands import learning, runs
 from formhunter.config import load_settings
@@ -189,6 +190,7 @@ def test_after_a_real_ache_crawl(simweb_proxy: ProxyHandle, tmp_path: Path,
     assert (row["pages"], row["forms"], row["searchable_forms"], row["relevant_forms"]) == (
         st.pages, st.forms, st.searchable, st.relevant)  # fmt: skip
     assert row["status"] == "finished" and row["finished_at"]
+    assert row["end_reason"] == result.reason in ("budget", "exhausted")
     assert row["harvest_rate"] == pytest.approx(st.harvest_rate)
     assert row["learning_iterations"] == len(_json(capsys, "learning", "--db", str(db))) >= 1
     rows = _json(capsys, "learning", "--db", str(db), "--learner", "ache-online")
@@ -196,3 +198,16 @@ def test_after_a_real_ache_crawl(simweb_proxy: ProxyHandle, tmp_path: Path,
     assert trained and "instances" in trained[0]["details"]
     assert main(["learning", "--db", str(db)]) == 0
     assert "url" in capsys.readouterr().out
+
+
+def test_runs_of_a_version_2_catalogue(tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """``runs`` opens read-only, so an older file is not migrated: no end_reason, no error."""
+    db = tmp_path / "v2.duckdb"
+    con = duckdb.connect(str(db))
+    migrate(con, 2)
+    con.execute("INSERT INTO runs (run_id, domain, strategy, status) VALUES (1, 'job', 'bfs',"
+                " 'finished')")  # fmt: skip
+    con.close()
+    (row,) = _json(capsys, "runs", "--db", str(db))
+    assert (row["run_id"], row["status"], row["end_reason"]) == (1, "finished", None)

@@ -5,7 +5,9 @@ The counts are computed from the rows the run wrote (``pages``, ``forms``,
 rate is relevant forms per page fetched. ``status`` is what the catalogue
 records of how the run ended: ``finished`` (budget reached, frontier exhausted
 or time limit), ``interrupted`` (resume it with ``crawl --resume``) or
-``running`` (still going, or killed before it could record its end).
+``running`` (still going, or killed before it could record its end);
+``end_reason`` says why it stopped (the engine's ``CrawlResult.reason``: budget,
+exhausted, time-limit, interrupted; empty for runs of schema version 2).
 ``--format table`` prints a table; ``csv`` and ``json`` (an array of objects)
 go to stdout.
 """
@@ -31,7 +33,7 @@ from formhunter.commands._common import (
 
 COLUMNS = ("run_id", "started_at", "finished_at", "domain", "strategy", "max_pages", "pages",
            "forms", "searchable_forms", "relevant_forms", "harvest_rate",
-           "learning_iterations", "status")  # fmt: skip
+           "learning_iterations", "status", "end_reason")  # fmt: skip
 
 RUNS_SQL = """
 SELECT r.run_id, r.started_at, r.finished_at, r.domain, r.strategy, r.max_pages,
@@ -40,7 +42,7 @@ SELECT r.run_id, r.started_at, r.finished_at, r.domain, r.strategy, r.max_pages,
        coalesce(f.relevant, 0) AS relevant_forms,
        CASE WHEN coalesce(p.n, 0) > 0 THEN CAST(coalesce(f.relevant, 0) AS DOUBLE) / p.n
             ELSE 0.0 END AS harvest_rate,
-       coalesce(l.n, 0) AS learning_iterations, r.status
+       coalesce(l.n, 0) AS learning_iterations, r.status, {end_reason} AS end_reason
 FROM runs r
 LEFT JOIN (SELECT run_id, count(*) AS n FROM pages GROUP BY run_id) p USING (run_id)
 LEFT JOIN (SELECT run_id, count(*) AS n, count(*) FILTER (WHERE searchable) AS searchable,
@@ -54,7 +56,11 @@ ORDER BY r.run_id
 
 def runs_table(cat: Catalogue) -> pa.Table:
     """The catalogue's runs with their counts, columns ``COLUMNS``."""
-    return cat.con.sql(RUNS_SQL).to_arrow_table().select(list(COLUMNS))
+    # A read-only catalogue of schema version 2 is not migrated: no end_reason there.
+    cols = {r[0] for r in cat.con.execute("DESCRIBE runs").fetchall()}
+    end_reason = "r.end_reason" if "end_reason" in cols else "CAST(NULL AS VARCHAR)"
+    sql = RUNS_SQL.format(end_reason=end_reason)
+    return cat.con.sql(sql).to_arrow_table().select(list(COLUMNS))
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
@@ -86,7 +92,8 @@ def _table(data: pa.Table, db: Path) -> Table:
     short = {"searchable_forms": "searchable", "relevant_forms": "relevant",
              "harvest_rate": "harvest", "learning_iterations": "learning"}  # fmt: skip
     for col in COLUMNS:
-        right = col not in ("started_at", "finished_at", "domain", "strategy", "status")
+        right = col not in ("started_at", "finished_at", "domain", "strategy", "status",
+                            "end_reason")
         table.add_column(short.get(col, col), justify="right" if right else "left",
                          no_wrap=True)  # fmt: skip
     for row in data.to_pylist():
@@ -100,7 +107,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="list the crawl runs of a catalogue",
         description="One row per crawl run: when it ran, domain, strategy, page budget, pages "
         "fetched, (searchable, relevant) forms, harvest rate (relevant forms per page), "
-        "learning iterations and status (finished, interrupted or running).",
+        "learning iterations, status (finished, interrupted or running) and why it ended.",
     )
     p.add_argument("--db", required=True, metavar="FILE", help="the DuckDB catalogue")
     p.add_argument("--format", choices=["table", "csv", "json"], default="table")
