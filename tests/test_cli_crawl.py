@@ -141,3 +141,21 @@ def test_demo_has_help(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["demo", "--help"])
     assert "simulated web" in capsys.readouterr().out
+
+
+def test_summary_says_why_the_frontier_ran_dry() -> None:
+    from collections import Counter
+
+    from formhunter.commands.crawl import summary
+    from formhunter.engine import CrawlResult, CrawlStats
+
+    settings = load_settings(None, {"crawl": {"domain": "movie", "max_pages": 3000,
+                                              "strategy": "baseline", "db": "m.duckdb"}})
+    st = CrawlStats(pages=1922, parsed=1922, links_not_followed=5400,
+                    skipped=Counter({"site-pages": 700, "robots": 9}))
+    text = summary(CrawlResult(1, "exhausted", st), settings)
+    assert "ran dry after 1922 of 3000 pages" in text
+    assert "5400 links of off-topic pages were not followed (baseline" in text
+    assert "700 links led to sites already left" in text and "max_pages_per_site = 100" in text
+    full = summary(CrawlResult(1, "budget", CrawlStats(pages=3000, parsed=3000)), settings)
+    assert "ran dry" not in full

@@ -92,8 +92,10 @@ def run_crawl(settings: Settings, *, seeds: list[str], resume: bool, quiet: bool
         return result, cat.stats(result.run_id)
 
 
-def summary(result: CrawlResult, db: str, max_pages: int) -> str:
+def summary(result: CrawlResult, settings: Settings) -> str:
+    """What the crawl did, for the terminal (and why it stopped early, if it did)."""
     st = result.stats
+    db, max_pages = settings.crawl.db, settings.crawl.max_pages
     lines = [
         f"run {result.run_id} {result.status} ({result.reason}) in {st.seconds:.1f}s",
         status_line(st, max_pages),
@@ -104,10 +106,30 @@ def summary(result: CrawlResult, db: str, max_pages: int) -> str:
         lines.append("not fetched: " + ", ".join(f"{k} {v}" for k, v in st.skipped.most_common()))
     if st.faults:
         lines.append("COMPONENT FAULTS: " + ", ".join(f"{k} {v}" for k, v in st.faults.items()))
+    if result.reason == "exhausted" and st.pages < max_pages:
+        lines.append(dry_frontier_hint(result, settings))
     lines.append(f"catalogue: {db}  (formhunter forms --db {db} --relevant)")
     if result.reason == "interrupted":
         lines.append(f"continue with: formhunter crawl --resume --db {db}")
     return "\n".join(lines)
+
+
+def dry_frontier_hint(result: CrawlResult, settings: Settings) -> str:
+    """Why the frontier ran dry before the budget, and the knobs that widen it."""
+    st = result.stats
+    parts = []
+    if st.links_not_followed:
+        parts.append(f"{st.links_not_followed} links of off-topic pages were not followed "
+                     f"({settings.crawl.strategy} follows on-topic pages only)")  # fmt: skip
+    closed = sum(n for reason, n in st.skipped.items() if reason.startswith("site-"))
+    if closed:
+        s = settings.stopping
+        parts.append(f"{closed} links led to sites already left by the stopping criteria "
+                     f"([stopping] max_pages_per_site = {s.max_pages_per_site}, "
+                     f"max_forms_per_site = {s.max_forms_per_site})")  # fmt: skip
+    why = "; ".join(parts) or "no link was left to follow"
+    return (f"the frontier ran dry after {st.pages} of {settings.crawl.max_pages} pages: {why}. "
+            "More seeds (or looser site limits) let a crawl go on.")  # fmt: skip
 
 
 def exit_code(result: CrawlResult) -> int:
@@ -150,7 +172,7 @@ def cmd_crawl(args: argparse.Namespace) -> int:
     seeds = read_seeds(settings.crawl.seeds) if not args.resume else []
     get_strategy(settings.crawl.strategy)  # unknown names fail before anything is written
     result, _ = run_crawl(settings, seeds=seeds, resume=args.resume, quiet=args.quiet)
-    print(summary(result, settings.crawl.db, settings.crawl.max_pages))
+    print(summary(result, settings))
     return exit_code(result)
 
 

@@ -90,7 +90,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     for (after, site, action, score, *_), ok in zip(rows, truth, strict=True):
         print(f"  {' ' if ok else 'x'} after {after:>5} pages  {site:<32} {action}  ({score})")
     print()
-    print(summary(result, settings.crawl.db, settings.crawl.max_pages))
+    print(summary(result, settings))
     print(f"harvest rate: {stats['harvest_relevant']:.4f} relevant forms per page "
           f"({stats['relevant_forms']} / {stats['pages']}); searchable forms: "
           f"{stats['searchable_forms']} ({stats['harvest_searchable']:.4f} per page)")  # fmt: skip
