@@ -17,12 +17,10 @@ when there is no pack, a small built-in list is used.
 from __future__ import annotations
 
 import logging
-import os
 import re
 import tomllib
 from collections.abc import Sequence
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -32,9 +30,6 @@ from formhunter.model import NON_DATA_TYPES, Form, Page, Verdict
 from formhunter.registry import register
 
 log = logging.getLogger(__name__)
-
-#: Where domain packs live (the repository's top-level ``domains/``).
-DOMAINS_DIR = Path(__file__).resolve().parent.parent / "domains"
 
 BUILTIN_KEYWORDS: dict[str, tuple[str, ...]] = {
     "airfare": ("flight", "airfare", "airline", "airport", "fare", "depart", "return",
@@ -62,28 +57,20 @@ _SEARCH_WORDS = ("search", "find", "go", "look", "browse", "query", "suche", "bu
                  "recherche", "cerca", "zoeken", "pesquisar")  # fmt: skip
 
 
-@lru_cache(maxsize=32)
-def _domains_dir() -> Path:
-    """The packs' folder: $FORMHUNTER_DOMAINS if set (as ``classifiers.datasets``), else
-    the repository's ``domains/``."""
-    env = os.environ.get("FORMHUNTER_DOMAINS")
-    return Path(env) if env else DOMAINS_DIR
-
-
 def known_domains() -> list[str]:
-    """Domains a crawl can target: every pack (a folder with a pack.toml, not starting
-    with "_") and the built-in keyword domains, sorted."""
-    root = _domains_dir()
-    packs = set()
-    if root.is_dir():
-        packs = {p.name for p in root.iterdir()
-                 if not p.name.startswith("_") and (p / "pack.toml").is_file()}  # fmt: skip
-    return sorted(packs | set(BUILTIN_KEYWORDS))
+    """Domains a crawl can target: every pack (``classifiers.datasets.iter_packs``) and
+    the built-in keyword domains, sorted."""
+    from classifiers.datasets import iter_packs
+
+    return sorted(set(iter_packs()) | set(BUILTIN_KEYWORDS))
 
 
+@lru_cache(maxsize=32)
 def domain_keywords(domain: str) -> tuple[str, ...]:
     """The domain's keywords (lower case): from its pack if any, else built in."""
-    pack = _domains_dir() / domain / "pack.toml"
+    from classifiers.datasets import domains_root
+
+    pack = domains_root() / domain / "pack.toml"
     if pack.is_file():
         try:
             data = tomllib.loads(pack.read_text(encoding="utf-8"))
