@@ -112,7 +112,7 @@ class Engine:
                 from formhunter.fetch.render import open_renderer
 
                 self.renderer = await open_renderer(
-                    self.settings.render, fetcher if isinstance(fetcher, Fetcher) else None)
+                    self.settings.render, fetcher.http())
                 self.components["renderer"] = "chromium" if self.renderer else "unavailable"
             workers = self.settings.crawl.parse_workers
             if workers and self.renderer is None:
@@ -155,8 +155,8 @@ class Engine:
                                       seeds=seeds, stats=self.stats, commit=self.commit,
                                       ready_in=self.fetcher.host_ready_in)  # fmt: skip
         self.frontier, self.budget = self.pipeline.frontier, self.pipeline.budget
-        if run is not None and isinstance(self.fetcher, Fetcher):  # its robots.txt answers
-            self.fetcher.robots.preload_all(cat.robots(self.run_id))
+        if run is not None:
+            self.fetcher.preload_robots(cat.robots(self.run_id))
         self.components = self.pipeline.components.names()
         self.stats.started = time.monotonic()
         self.stats.cpu_started = time.process_time()
@@ -299,8 +299,7 @@ class Engine:
         t0 = clock()
         with self.timer("catalogue"):
             st = self.stats
-            if isinstance(self.fetcher, Fetcher):
-                self.catalogue.add_robots(self.run_id, self.fetcher.robots.take_fetched())
+            self.catalogue.add_robots(self.run_id, self.fetcher.take_robots())
             self.catalogue.update_run(
                 self.run_id, pages_fetched=st.pages, forms=st.forms,
                 searchable_forms=st.searchable, relevant_forms=st.relevant,

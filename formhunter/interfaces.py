@@ -20,6 +20,7 @@ import numpy as np
 from formhunter.model import Form, Page, Verdict
 
 if TYPE_CHECKING:
+    from formhunter.fetch import Fetcher as HttpFetcher
     from formhunter.fetch import FetchResult
     from formhunter.frontier.levels import Entry
 
@@ -256,4 +257,18 @@ class Fetcher(Protocol):
 
     def host_ready_in(self, url: str) -> float:
         """Seconds until the host of ``url`` may be contacted (politeness)."""
+        ...
+
+    def take_robots(self) -> list[tuple[str, str, int, bytes, str, float]]:
+        """The robots.txt answers fetched since the last call, oldest first (the
+        catalogue keeps them so a resumed run fetches none again)."""
+        ...
+
+    def preload_robots(self, rows: Sequence[tuple[str, str, int, bytes, float]]) -> None:
+        """Take back a resumed run's stored answers (origin, host, status, body, age)."""
+        ...
+
+    def http(self) -> HttpFetcher | None:
+        """The HTTP fetcher whose address guard, robots.txt cache and politeness a
+        renderer's sub-requests share (None: this fetcher does not use the network)."""
         ...

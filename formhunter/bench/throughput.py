@@ -45,7 +45,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -86,6 +86,15 @@ class InProcessFetcher:
 
     def host_ready_in(self, url: str) -> float:
         return 0.0
+
+    def take_robots(self) -> list[tuple[str, str, int, bytes, str, float]]:
+        return []
+
+    def preload_robots(self, rows: Sequence[tuple[str, str, int, bytes, float]]) -> None:
+        return None
+
+    def http(self) -> None:
+        return None
 
     async def fetch(self, url: str) -> Any:
         from formhunter.fetch import FetchResult

@@ -35,6 +35,7 @@ import logging
 import random
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import TracebackType
@@ -273,6 +274,17 @@ class Fetcher:
         except ValueError:
             return 0.0
         return self.politeness.ready_in(host, self.delay_for(host)) if host else 0.0
+
+    def take_robots(self) -> list[tuple[str, str, int, bytes, str, float]]:
+        """The robots.txt answers fetched since the last call, oldest first."""
+        return self.robots.take_fetched()
+
+    def preload_robots(self, rows: Sequence[tuple[str, str, int, bytes, float]]) -> None:
+        """A resumed run's stored robots.txt answers (their TTLs still run)."""
+        self.robots.preload_all(rows)
+
+    def http(self) -> Fetcher:
+        return self
 
     async def fetch(self, url: str) -> FetchResult:
         """Fetch one page (module doc). Never raises for a failure of this URL."""
