@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import gc
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
@@ -12,11 +11,11 @@ from typing import Any
 
 import numpy as np
 import pytest
+from engine_helpers import crawl_once, loopback_settings
 from protego import Protego
 
 from formhunter.catalogue import Catalogue
 from formhunter.config import Settings, load_settings
-from formhunter.engine import CrawlResult, Engine
 from formhunter.interfaces import LinkRecord, LinkScorer, PageOutcome, RecordScorer
 from formhunter.registry import register
 from formhunter.simweb.server import ProxyHandle, running_proxy
@@ -31,21 +30,11 @@ def proxy() -> Iterator[ProxyHandle]:
 
 
 def _settings(proxy: ProxyHandle, db: Path, **sections: dict[str, Any]) -> Settings:
-    base: dict[str, dict[str, Any]] = {
-        "crawl": {"domain": "airfare", "strategy": "bfs", "max_pages": 100, "db": str(db),
-                  "commit_every_pages": 50},
-        "fetch": {"proxy": proxy.url, "min_delay": 0.0, "concurrency": 16, "retries": 0,
-                  "read_timeout": 0.5, "total_timeout": 3.0, "max_bytes": 1_000_000},
-    }  # fmt: skip
-    for k, v in sections.items():
-        base.setdefault(k, {}).update(v)
-    return load_settings(None, base)
+    crawl = {"domain": "airfare", "strategy": "bfs", "max_pages": 100, "commit_every_pages": 50}
+    return loopback_settings(proxy, db, {"crawl": crawl}, **sections)
 
 
-def _crawl(settings: Settings, seeds: Sequence[str]) -> tuple[CrawlResult, Catalogue]:
-    cat = Catalogue(settings.crawl.db)
-    result = asyncio.run(Engine(settings, cat, seeds=seeds).run())
-    return result, cat
+_crawl = crawl_once
 
 
 def _check_log(web: Any, log: list[dict[str, Any]], min_delay: float) -> dict[str, int]:

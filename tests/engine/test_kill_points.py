@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from engine_helpers import loopback_settings
 from kill_helpers import check_catalogue, requested
 
 from formhunter.catalogue import Catalogue
@@ -90,16 +91,8 @@ def test_kill_at_a_named_point_then_resume(proxy: ProxyHandle, tmp_path: Path, s
 
 
 def _settings(proxy: ProxyHandle, db: Path, **sections: dict[str, Any]) -> Any:
-    base: dict[str, dict[str, Any]] = {
-        "crawl": {"domain": "airfare", "strategy": "ache", "max_pages": 150, "db": str(db),
-                  "commit_every_pages": 25},
-        "fetch": {"proxy": proxy.url, "min_delay": 0.0, "concurrency": 16, "retries": 0,
-                  "read_timeout": 0.5, "total_timeout": 3.0, "max_bytes": 1_000_000},
-        "learning": {"threshold": 3},
-    }  # fmt: skip
-    for k, v in sections.items():
-        base.setdefault(k, {}).update(v)
-    return load_settings(None, base)
+    crawl = {"domain": "airfare", "strategy": "ache", "max_pages": 150, "commit_every_pages": 25}
+    return loopback_settings(proxy, db, {"crawl": crawl, "learning": {"threshold": 3}}, **sections)
 
 
 def test_resume_keeps_what_the_learner_learned(proxy: ProxyHandle, tmp_path: Path) -> None:

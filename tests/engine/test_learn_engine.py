@@ -4,17 +4,17 @@ learning iterations land in the catalogue."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from engine_helpers import crawl_once, loopback_settings
 
 from formhunter.catalogue import Catalogue
-from formhunter.config import Settings, load_settings
-from formhunter.engine import CrawlResult, Engine
+from formhunter.config import Settings
+from formhunter.engine import CrawlResult
 from formhunter.simweb import ProxyHandle, SimWeb
 from formhunter.trainers import LinkGraph, build_offline_classifier, offline_dir, save_offline
 
@@ -22,21 +22,11 @@ DOMAIN = "hotel"  # the 40-site test web has only 5 airfare forms, a dozen hotel
 
 
 def _settings(proxy: ProxyHandle, db: Path, **sections: dict[str, Any]) -> Settings:
-    base: dict[str, dict[str, Any]] = {
-        "crawl": {"domain": DOMAIN, "max_pages": 250, "db": str(db), "commit_every_pages": 100},
-        "fetch": {"proxy": proxy.url, "min_delay": 0.0, "concurrency": 16, "retries": 0,
-                  "read_timeout": 0.5, "total_timeout": 3.0, "max_bytes": 1_000_000},
-        "learning": {"threshold": 2},
-    }  # fmt: skip
-    for k, v in sections.items():
-        base.setdefault(k, {}).update(v)
-    return load_settings(None, base)
+    crawl = {"domain": DOMAIN, "max_pages": 250, "commit_every_pages": 100}
+    return loopback_settings(proxy, db, {"crawl": crawl, "learning": {"threshold": 2}}, **sections)
 
 
-def _crawl(settings: Settings, seeds: Sequence[str]) -> tuple[CrawlResult, Catalogue]:
-    cat = Catalogue(settings.crawl.db)
-    result = asyncio.run(Engine(settings, cat, seeds=seeds).run())
-    return result, cat
+_crawl = crawl_once
 
 
 def _iterations(cat: Catalogue) -> list[tuple[Any, ...]]:
