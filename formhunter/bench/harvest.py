@@ -418,6 +418,88 @@ def _run_web(plan: HarvestPlan, w: int, strategies: Sequence[str], db_dir: Path,
     return False
 
 
+# -- reports of parts run apart, merged ------------------------------------------
+
+#: the plan fields that must agree for runs to be compared in one report
+_SAME_IN_PARTS = ("pages", "sites", "repeats", "seeds_per_domain", "concurrency", "slow_delay",
+                  "learning_threshold")  # fmt: skip
+
+
+def plan_record(result: HarvestResult) -> dict[str, Any]:
+    """What ``load_harvest`` needs besides runs, curves and seeds (``run.json``)."""
+    p = result.plan
+    return {
+        "plan": {"domains": list(p.domains), "strategies": list(p.strategies),
+                 "webs": list(p.web_seeds()), **{k: getattr(p, k) for k in _SAME_IN_PARTS}},
+        "web_totals": {str(w): t for w, t in result.web_totals.items()},
+        "seconds": result.seconds, "interrupted": result.interrupted,
+        "failures": result.failures,
+    }  # fmt: skip
+
+
+def load_harvest(folder: Path) -> HarvestResult:
+    """A harvest report folder (``report.write_harvest``) read back; UsageError when
+    it is not one."""
+    try:
+        rec = json.loads((folder / "run.json").read_text(encoding="utf-8"))
+        runs_df = pd.read_csv(folder / "runs.csv")
+        curves = pd.read_parquet(folder / "curves.parquet")
+        seeds = json.loads((folder / "seeds.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"{folder} is not a readable harvest report (run.json, runs.csv, "
+                         f"curves.parquet, seeds.json): {exc}") from None  # fmt: skip
+    p = rec["plan"]
+    plan = HarvestPlan(domains=tuple(p["domains"]), strategies=tuple(p["strategies"]),
+                       webs=tuple(p["webs"]), out=folder,
+                       **{k: p[k] for k in _SAME_IN_PARTS})  # fmt: skip
+    keys = ["web", "strategy", "domain", "repeat"]
+    by_run = dict(iter(curves.groupby(keys, sort=False)))
+    runs = [
+        RunResult(row["strategy"], row["domain"], int(row["repeat"]),
+                  by_run[tuple(row[k] for k in keys)].reset_index(drop=True),
+                  {k: v for k, v in row.items() if k not in keys}, int(row["web"]))
+        for row in runs_df.to_dict("records")
+    ]  # fmt: skip
+    web_totals = {int(w): t for w, t in rec["web_totals"].items()}
+    first = plan.web_seeds()[0]
+    return HarvestResult(plan, runs, web_totals.get(first, {}), seeds, rec["interrupted"],
+                         rec["seconds"], rec["failures"], web_totals)  # fmt: skip
+
+
+def merge_harvests(parts: Sequence[HarvestResult], out: Path) -> HarvestResult:
+    """One result from parts run apart (other domains, strategies or webs, e.g. on
+    several machines); UsageError when their budgets or webs' sizes differ or a run
+    is in two parts. ``seconds`` is the longest part's (parts run side by side)."""
+    if not parts:
+        raise UsageError("--merge: give at least one report folder")
+    base = parts[0].plan
+    for r in parts[1:]:
+        diff = [k for k in _SAME_IN_PARTS if getattr(r.plan, k) != getattr(base, k)]
+        if diff:
+            raise UsageError(f"--merge: {r.plan.out} differs from {base.out} in {', '.join(diff)}")
+    runs = [run for r in parts for run in r.runs]
+    keys = [(x.web, x.strategy, x.domain, x.repeat) for x in runs]
+    if len(set(keys)) < len(keys):
+        raise UsageError("--merge: the same run (web, strategy, domain, repeat) is in two parts")
+    web_totals: dict[int, dict[str, dict[str, int]]] = {}
+    seeds: dict[str, list[list[str]]] = {}
+    for r in parts:
+        for w, t in r.web_totals.items():
+            web_totals.setdefault(w, {}).update(t)
+        seeds.update(r.seeds)
+
+    def union(field_name: str) -> tuple[Any, ...]:
+        return tuple(dict.fromkeys(x for r in parts for x in getattr(r.plan, field_name)))
+
+    plan = HarvestPlan(domains=union("domains"), strategies=union("strategies"),
+                       webs=tuple(sorted(set(union("webs")))), out=out,
+                       **{k: getattr(base, k) for k in _SAME_IN_PARTS})  # fmt: skip
+    first = plan.web_seeds()[0]
+    return HarvestResult(plan, runs, web_totals.get(first, {}), seeds,
+                         any(r.interrupted for r in parts), max(r.seconds for r in parts),
+                         [f for r in parts for f in r.failures], web_totals)  # fmt: skip
+
+
 def _add_keyword_ratios(runs: list[RunResult]) -> None:
     """``ratio_keyword``: relevant (truth) over the keyword reference's on the same web,
     domain and repeat (nan when the reference found none or did not run)."""

@@ -435,10 +435,14 @@ def write_harvest(result: HarvestResult, out: Path) -> dict[str, Path]:
     out.mkdir(parents=True, exist_ok=True)
     runs, curves = result.runs_frame(), result.curves_frame()
     paths = {"runs": out / "runs.csv", "curves": out / "curves.parquet",
-             "report": out / "report.md", "seeds": out / "seeds.json"}  # fmt: skip
+             "report": out / "report.md", "seeds": out / "seeds.json",
+             "run": out / "run.json"}  # fmt: skip
     runs.to_csv(paths["runs"], index=False)
     curves.to_parquet(paths["curves"], index=False)
     paths["seeds"].write_text(json.dumps(result.seeds, indent=1), encoding="utf-8")
+    from formhunter.bench.harvest import plan_record
+
+    paths["run"].write_text(json.dumps(plan_record(result), indent=1), encoding="utf-8")
     plots = plot(curves, result.plan.domains, out) if len(curves) else []
     if len(result.plan.web_seeds()) > 1 and len(runs):
         plots.append(plot_webs(runs, result.plan.domains, out))

@@ -12,8 +12,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from formhunter.exceptions import UsageError
+
+if TYPE_CHECKING:
+    from formhunter.bench.harvest import HarvestResult
 
 
 def _names(text: str) -> tuple[str, ...]:
@@ -28,11 +32,14 @@ def cmd_harvest(args: argparse.Namespace) -> int:
         HarvestPlan,
         default_cache_dir,
         default_report_dir,
+        load_harvest,
+        merge_harvests,
         run_harvest,
     )
-    from formhunter.bench.report import domain_table, webs_table, write_harvest
-
     out = Path(args.out) if args.out else default_report_dir("harvest")
+    if args.merge:
+        result = merge_harvests([load_harvest(Path(d)) for d in args.merge], out)
+        return _harvest_report(result, out)
     plan = HarvestPlan(
         domains=args.domains, strategies=args.strategies, pages=args.pages,
         repeats=args.repeats, sites=args.sites, seed=args.seed,
@@ -42,7 +49,14 @@ def cmd_harvest(args: argparse.Namespace) -> int:
         keep_catalogues=args.keep_catalogues, learning_threshold=args.learning_threshold,
         webs=args.webs or (),
     )  # fmt: skip
-    result = run_harvest(plan, progress=not args.quiet and sys.stderr.isatty())
+    return _harvest_report(run_harvest(plan, progress=not args.quiet and sys.stderr.isatty()), out)
+
+
+def _harvest_report(result: HarvestResult, out: Path) -> int:
+    """Write the report files, print the tables; the exit code (130: interrupted)."""
+    from formhunter.bench.report import domain_table, webs_table, write_harvest
+
+    plan = result.plan
     paths = write_harvest(result, out)
     runs = result.runs_frame()
     several = len(plan.web_seeds()) > 1
@@ -219,6 +233,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="keep each run's DuckDB catalogue under OUT/catalogues/",
     )
     h.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    h.add_argument("--merge", nargs="+", metavar="DIR",
+                   help="run nothing: merge the reports of parts run apart (other domains, "
+                   "strategies or webs, e.g. on several machines, same --pages) into one "
+                   "report in --out")  # fmt: skip
     h.set_defaults(func=cmd_harvest)
 
     t = bsub.add_parser(

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from formhunter.bench.harvest import HarvestPlan, run_harvest, seed_set
+from formhunter.bench.harvest import HarvestPlan, HarvestResult, run_harvest, seed_set
 from formhunter.bench.report import write_harvest
 from formhunter.cli import main
 from formhunter.simweb import SimWeb
@@ -105,11 +106,17 @@ def test_pages_to_reach_uses_each_repeats_own_target() -> None:
                                                                         nan_ok=True), 1)
 
 
-def test_several_webs_give_mean_and_sd_over_webs(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def two_webs(tmp_path_factory: pytest.TempPathFactory) -> HarvestResult:
+    out = tmp_path_factory.mktemp("webs")
     plan = HarvestPlan(domains=("hotel",), strategies=("baseline",), pages=80, sites=30,
-                       seeds_per_domain=4, out=tmp_path, cache_dir=tmp_path / "cache",
+                       seeds_per_domain=4, out=out, cache_dir=out / "cache",
                        concurrency=16, webs=(21, 22))  # fmt: skip
-    result = run_harvest(plan, progress=False, say=lambda s: None)
+    return run_harvest(plan, progress=False, say=lambda s: None)
+
+
+def test_several_webs_give_mean_and_sd_over_webs(two_webs: HarvestResult, tmp_path: Path) -> None:
+    result = two_webs
     paths = write_harvest(result, tmp_path)
     runs = pd.read_csv(paths["runs"])
     assert sorted(set(runs["web"])) == [21, 22] and set(result.web_totals) == {21, 22}
@@ -132,3 +139,31 @@ def test_webs_flag_is_checked(capsys: pytest.CaptureFixture[str], tmp_path: Path
     with pytest.raises(SystemExit) as exc:  # argparse: usage error
         main(["bench", "harvest", "--webs", "11,x", "--out", str(tmp_path)])
     assert exc.value.code == 2 and "not a list of integers" in capsys.readouterr().err
+
+
+def test_parts_run_apart_merge_into_the_report_of_one_run(two_webs: HarvestResult,
+                                                          tmp_path: Path) -> None:  # fmt: skip
+    whole = write_harvest(two_webs, tmp_path / "whole")
+    parts = []
+    for w in (21, 22):  # as if each web had run on its own machine
+        plan = replace(two_webs.plan, webs=(w,), out=tmp_path / f"w{w}")
+        part = replace(two_webs, plan=plan, runs=[r for r in two_webs.runs if r.web == w],
+                       web_totals={w: two_webs.web_totals[w]})  # fmt: skip
+        write_harvest(part, plan.out)
+        parts.append(str(plan.out))
+    assert main(["bench", "harvest", "--merge", *parts, "--out", str(tmp_path / "m")]) == 0
+    merged, expected = pd.read_csv(tmp_path / "m" / "runs.csv"), pd.read_csv(whole["runs"])
+    pd.testing.assert_frame_equal(merged, expected)
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "m" / "curves.parquet"),
+                                  pd.read_parquet(whole["curves"]))  # fmt: skip
+    tables = (tmp_path / "m" / "report.md").read_text().split("## Over webs")[1]
+    assert tables.split("## Plots")[0] == whole["report"].read_text().split("## Over webs")[1] \
+        .split("## Plots")[0]  # fmt: skip
+    # a run in two parts, other budgets, a folder that is no report: usage errors
+    for bad in ([parts[0], parts[0]], [parts[0], str(tmp_path)]):
+        assert main(["bench", "harvest", "--merge", *bad, "--out", str(tmp_path / "x")]) == 2
+    other = replace(two_webs, plan=replace(two_webs.plan, pages=90, webs=(22,)),
+                    runs=[r for r in two_webs.runs if r.web == 22])  # fmt: skip
+    write_harvest(other, tmp_path / "p90")
+    assert main(["bench", "harvest", "--merge", parts[0], str(tmp_path / "p90"),
+                 "--out", str(tmp_path / "x")]) == 2  # fmt: skip
