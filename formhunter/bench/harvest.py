@@ -310,6 +310,7 @@ class HarvestResult:
     seconds: float = 0.0
     failures: list[str] = field(default_factory=list)
     web_totals: dict[int, dict[str, dict[str, int]]] = field(default_factory=dict)
+    replaced: int = 0  # merged reports: runs of an earlier part a later part replaced
 
     def runs_frame(self) -> pd.DataFrame:
         rows = [{"web": r.web, "strategy": r.strategy, "domain": r.domain, "repeat": r.repeat,
@@ -468,8 +469,11 @@ def load_harvest(folder: Path) -> HarvestResult:
 
 def merge_harvests(parts: Sequence[HarvestResult], out: Path) -> HarvestResult:
     """One result from parts run apart (other domains, strategies or webs, e.g. on
-    several machines); UsageError when their budgets or webs' sizes differ or a run
-    is in two parts. ``seconds`` is the longest part's (parts run side by side)."""
+    several machines); UsageError when their budgets or webs' sizes differ. A run
+    (web, strategy, domain, repeat) in several parts is the last part's: a strategy
+    re-run after a change is merged over the old report (``replaced`` counts them;
+    the omniscient ceiling is the same in every part). ``seconds`` is the longest
+    part's (parts run side by side)."""
     if not parts:
         raise UsageError("--merge: give at least one report folder")
     base = parts[0].plan
@@ -477,10 +481,10 @@ def merge_harvests(parts: Sequence[HarvestResult], out: Path) -> HarvestResult:
         diff = [k for k in _SAME_IN_PARTS if getattr(r.plan, k) != getattr(base, k)]
         if diff:
             raise UsageError(f"--merge: {r.plan.out} differs from {base.out} in {', '.join(diff)}")
-    runs = [run for r in parts for run in r.runs]
-    keys = [(x.web, x.strategy, x.domain, x.repeat) for x in runs]
-    if len(set(keys)) < len(keys):
-        raise UsageError("--merge: the same run (web, strategy, domain, repeat) is in two parts")
+    latest = {(x.web, x.strategy, x.domain, x.repeat): x for r in parts for x in r.runs}
+    runs = list(latest.values())
+    replaced = sum(len(r.runs) for r in parts) - len(runs)
+    _add_keyword_ratios(runs)  # a re-run keyword reference changes every ratio
     web_totals: dict[int, dict[str, dict[str, int]]] = {}
     seeds: dict[str, list[list[str]]] = {}
     for r in parts:
@@ -497,7 +501,8 @@ def merge_harvests(parts: Sequence[HarvestResult], out: Path) -> HarvestResult:
     first = plan.web_seeds()[0]
     return HarvestResult(plan, runs, web_totals.get(first, {}), seeds,
                          any(r.interrupted for r in parts), max(r.seconds for r in parts),
-                         [f for r in parts for f in r.failures], web_totals)  # fmt: skip
+                         [f for r in parts for f in r.failures], web_totals,
+                         replaced)  # fmt: skip
 
 
 def _add_keyword_ratios(runs: list[RunResult]) -> None:

@@ -387,7 +387,9 @@ def harvest_markdown(result: HarvestResult, plots: Sequence[Path] = ()) -> str:
         f"concurrency {plan.concurrency}; learning threshold "
         f"{plan.learning_threshold or 'as in the settings'}. "
         f"Total {result.seconds / 60:.1f} min."
-        + (" **Interrupted: partial results.**" if result.interrupted else ""), "",
+        + (" **Interrupted: partial results.**" if result.interrupted else "")
+        + (f" Merged from parts run apart; {result.replaced} runs of earlier parts were "
+           "replaced by later ones." if result.replaced else ""), "",
         "Relevant (truth) = distinct forms (site + signature) that the ground truth labels "
         "relevant for the domain; relevant (critic) = what the crawler's critic believed. "
         "HR = harvest rate (forms / pages fetched); loss rate = share of fetched pages not "

@@ -159,8 +159,20 @@ def test_parts_run_apart_merge_into_the_report_of_one_run(two_webs: HarvestResul
     tables = (tmp_path / "m" / "report.md").read_text().split("## Over webs")[1]
     assert tables.split("## Plots")[0] == whole["report"].read_text().split("## Over webs")[1] \
         .split("## Plots")[0]  # fmt: skip
-    # a run in two parts, other budgets, a folder that is no report: usage errors
-    for bad in ([parts[0], parts[0]], [parts[0], str(tmp_path)]):
+    # a run in two parts is the later part's (a strategy re-run after a change)
+    rerun = replace(two_webs, plan=replace(two_webs.plan, webs=(21,), strategies=()),
+                    runs=[replace(r, metrics={**r.metrics, "relevant": 99})
+                          for r in two_webs.runs if r.web == 21 and r.strategy == "keyword"])
+    write_harvest(rerun, tmp_path / "rerun")
+    assert main(["bench", "harvest", "--merge", *parts, str(tmp_path / "rerun"),
+                 "--out", str(tmp_path / "r")]) == 0  # fmt: skip
+    again = pd.read_csv(tmp_path / "r" / "runs.csv").set_index(["web", "strategy"])
+    assert again.loc[(21, "keyword"), "relevant"] == 99 and len(again) == len(merged)
+    base = again.loc[(21, "baseline")]
+    assert base["ratio_keyword"] == pytest.approx(base["relevant"] / 99)
+    assert "1 runs of earlier parts were replaced" in (tmp_path / "r" / "report.md").read_text()
+    # other budgets, a folder that is no report: usage errors
+    for bad in ([parts[0], str(tmp_path)],):
         assert main(["bench", "harvest", "--merge", *bad, "--out", str(tmp_path / "x")]) == 2
     other = replace(two_webs, plan=replace(two_webs.plan, pages=90, webs=(22,)),
                     runs=[r for r in two_webs.runs if r.web == 22])  # fmt: skip
