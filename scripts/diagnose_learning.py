@@ -43,7 +43,7 @@ def _rerank_overlap(engine: Any, old: Any, top: int) -> dict[str, Any]:
     from formhunter.frontier.store import level_of
     from formhunter.interfaces import LinkRecord
 
-    store = engine.store
+    store = engine.frontier.store
     df = store.con.execute(
         "SELECT lid, url, site, depth, parent, anchor, around, parent_score, dom_terms,"
         " level, score FROM frontier WHERE run_id = ? AND state = 'queued'",
@@ -98,7 +98,7 @@ def run_one(web: Any, graph: Any, seed_web: int, domain: str, strategy: str, pag
             state["prev"] = engine.scorer
         elif event == "end":
             its, repo = [], {}
-            for learner in engine.learners:
+            for _, learner in engine.pipeline.components.learners:
                 for it in getattr(learner, "iterations", []):
                     feats = it.features.get("features", {}) if it.features else {}
                     its.append({"at_page": it.at_page, "n_paths": it.n_paths, "note": it.note,

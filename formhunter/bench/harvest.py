@@ -34,7 +34,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -42,6 +42,9 @@ import pandas as pd
 from formhunter.bench.oracle import Curve, TruthGraph, domain_bit, load_or_build, omniscient
 from formhunter.exceptions import ConfigError, FormhunterError, UsageError
 from formhunter.simweb.server import proxy_process
+
+if TYPE_CHECKING:
+    from formhunter.engine import Engine
 
 log = logging.getLogger(__name__)
 
@@ -147,12 +150,14 @@ def bench_settings(domain: str, strategy: str, pages: int, db: Path, proxy: str 
     })  # fmt: skip
 
 
-def _learner_extras(engine: Any) -> dict[str, Any]:
+def _learner_extras(engine: Engine) -> dict[str, Any]:
+    """Figures of the crawl's learners for the report: CFC's fetch savings."""
+    from formhunter.learners.cfc import CFCLearner
+
     out: dict[str, Any] = {}
-    for learner in getattr(engine, "learners", []):
-        savings = getattr(learner, "savings", None)
-        if savings is not None and callable(getattr(savings, "stats", None)):
-            out["cfc_savings"] = dict(savings.stats())
+    for _, learner in engine.pipeline.components.learners:
+        if isinstance(learner, CFCLearner):
+            out["cfc_savings"] = dict(learner.savings.stats())
     return out
 
 
@@ -172,7 +177,7 @@ def crawl_run(strategy: str, domain: str, seeds: Sequence[str], pages: int, repe
     )
     extras: dict[str, Any] = {}
 
-    def listener(event: str, engine: Any) -> None:
+    def listener(event: str, engine: Engine) -> None:
         if event == "page" and on_page is not None:
             on_page(engine.stats.pages)
         elif event == "end":

@@ -8,10 +8,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from formhunter.bench.harvest import HarvestPlan, HarvestResult, run_harvest, seed_set
+from formhunter.bench.harvest import HarvestPlan, HarvestResult, crawl_run, run_harvest, seed_set
 from formhunter.bench.report import write_harvest
 from formhunter.cli import main
-from formhunter.simweb import SimWeb
+from formhunter.simweb import ProxyHandle, SimWeb
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -179,3 +179,12 @@ def test_parts_run_apart_merge_into_the_report_of_one_run(two_webs: HarvestResul
     write_harvest(other, tmp_path / "p90")
     assert main(["bench", "harvest", "--merge", parts[0], str(tmp_path / "p90"),
                  "--out", str(tmp_path / "x")]) == 2  # fmt: skip
+
+
+def test_cfc_fetch_savings_reach_the_report(simweb_small: SimWeb, simweb_proxy: ProxyHandle,
+                                            tmp_path: Path) -> None:  # fmt: skip
+    seeds = list(simweb_small.seeds("airfare", 5))
+    *_, extras = crawl_run("cfc", "airfare", seeds, 120, 0, simweb_proxy.url,
+                           tmp_path / "cfc.duckdb", 16)  # fmt: skip
+    saved = extras["cfc_savings"]
+    assert set(saved) >= {"fetches_saved", "links_scored"} and saved["links_scored"] > 0
