@@ -3,7 +3,8 @@
 Every strategy crawls the same simulated web from the same seeds with the same
 page budget, each run in its own DuckDB catalogue, through the simweb forward
 proxy on loopback (a subprocess, so that server and crawler do not share one
-GIL; no politeness delay, high concurrency). Three references are always run:
+GIL; no politeness delay, high concurrency). Three references are run (keyword and
+random can be left out with ``references``, e.g. in a part re-run to merge):
 ``omniscient`` (``oracle.omniscient``: the ceiling, computed from the ground truth),
 ``keyword`` (keyword best first, no learning: the rule every learner must beat) and
 ``random`` (the engine's random strategy: the floor). Repeat ``r`` uses seed set
@@ -75,12 +76,13 @@ class HarvestPlan:
     keep_catalogues: bool = False
     learning_threshold: int = 0  # 0: the settings' default
     webs: tuple[int, ...] = ()
+    references: tuple[str, ...] = ("keyword", "random")
 
     def engine_strategies(self) -> list[str]:
         """Engine strategies to run, in order: the given ones, then the keyword
-        reference, then random (floor)."""
+        reference, then random (floor), as far as ``references`` names them."""
         out = [s for s in self.strategies if s != "omniscient"]
-        for ref in ("keyword", "random"):
+        for ref in self.references:
             if ref not in out:
                 out.append(ref)
         return list(dict.fromkeys(out))

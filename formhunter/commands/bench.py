@@ -48,6 +48,7 @@ def cmd_harvest(args: argparse.Namespace) -> int:
         concurrency=args.concurrency, slow_delay=args.slow_delay,
         keep_catalogues=args.keep_catalogues, learning_threshold=args.learning_threshold,
         webs=args.webs or (),
+        references=() if args.no_references else ("keyword", "random"),
     )  # fmt: skip
     return _harvest_report(run_harvest(plan, progress=not args.quiet and sys.stderr.isatty()), out)
 
@@ -197,7 +198,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=_names,
         default=("bfs", "baseline", "ache", "ache-apprentice", "cfc"),
         help="comma-separated strategies (default bfs,baseline,ache,"
-        "ache-apprentice,cfc); omniscient, keyword and random are always added",
+        "ache-apprentice,cfc); omniscient, keyword and random are added (see "
+        "--no-references)",
     )
     h.add_argument(
         "--webs",
@@ -233,6 +235,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="keep each run's DuckDB catalogue under OUT/catalogues/",
     )
     h.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    h.add_argument("--no-references", action="store_true",
+                   help="run neither keyword nor random (the omniscient ceiling is always "
+                   "computed): a part re-run to --merge over a report that has them")  # fmt: skip
     h.add_argument("--merge", nargs="+", metavar="DIR",
                    help="run nothing: merge the reports of parts run apart (other domains, "
                    "strategies or webs, e.g. on several machines, same --pages) into one "

@@ -63,7 +63,7 @@ def _learning(settings: Settings | None) -> dict[str, Any]:
     n = ls.features_per_space
     return {
         "threshold": ls.threshold, "n_levels": ls.path_length,
-        "retrain_pages": ls.retrain_pages,
+        "retrain_pages": ls.retrain_pages, "stall_pages": ls.stall_pages,
         "classifier": {"n_url": n, "n_anchor": n, "n_around": n, "min_df": ls.min_support,
                        "drop_host_terms": ls.drop_host_terms},
     }  # fmt: skip

@@ -118,6 +118,7 @@ class AdaptiveLinkLearner:
         on_learning: Callable[[LearningIteration], None] | None = None,
         retrain_pages: int = 0,
         initial_ratio: float = 0.0,
+        stall_pages: int = 0,
     ) -> None:
         if threshold < 1:
             raise ValueError("threshold must be at least 1")
@@ -125,6 +126,8 @@ class AdaptiveLinkLearner:
             raise ValueError("retrain_pages must not be negative")
         self.threshold = threshold
         self.retrain_pages = retrain_pages
+        self.stall_pages = stall_pages
+        self.last_new_page = 0  # page count when the last new relevant form was found
         self.initial_ratio = initial_ratio
         self.n_levels = n_levels
         self.background = background
@@ -160,7 +163,7 @@ class AdaptiveLinkLearner:
             "repository": self.repository, "relevant_forms": self.relevant_forms,
             "new_since_learning": self.new_since_learning, "pages_seen": self.pages_seen,
             "iterations": self.iterations, "model": self.model, "memory": self.memory,
-            "rng": self.rng,
+            "rng": self.rng, "last_new_page": self.last_new_page,
         })  # fmt: skip
 
     def restore(self, state: bytes) -> LinkScorer | None:
@@ -169,6 +172,7 @@ class AdaptiveLinkLearner:
         self.new_since_learning, self.pages_seen = v["new_since_learning"], v["pages_seen"]
         self.iterations, self.model, self.rng = v["iterations"], v["model"], v["rng"]
         self.memory = v["memory"]
+        self.last_new_page = v.get("last_new_page", 0)
         return LinkClassifierScorer(self.model) if self.model is not None else None
 
     def observe(self, outcome: PageOutcome) -> LinkScorer | None:
@@ -185,16 +189,23 @@ class AdaptiveLinkLearner:
         if new:
             self.repository.add(list(outcome.path) or [page.url], self.memory)
             self.new_since_learning += new
+            self.last_new_page = self.pages_seen
         if self.new_since_learning >= self.threshold and new:
             return self.learn()
         # On a page schedule too: a crawl that finds few forms keeps learning.
         if (self.retrain_pages and self.new_since_learning
                 and self.pages_seen - self.last_try_page >= self.retrain_pages):  # fmt: skip
             return self.learn()
+        # A model that finds nothing learns from its own misses: the links it chose since.
+        if (self.stall_pages and self.model is not None
+                and self.pages_seen - max(self.last_new_page, self.last_try_page)
+                >= self.stall_pages):  # fmt: skip
+            return self.learn(misses=self.pages_seen - self.last_try_page)
         return None
 
-    def training_set(self) -> tuple[pd.DataFrame, np.ndarray]:
-        """Path instances (+ initial instances) and sampled background links."""
+    def training_set(self, misses: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
+        """Path instances (+ initial instances) and sampled background links; with
+        ``misses``, half the background comes from the last ``misses`` fetched links."""
         frame, levels = self.repository.frame()
         if self.initial is not None:
             ini_frame, ini_levels = self.initial[0], np.asarray(self.initial[1], np.int64)
@@ -207,10 +218,15 @@ class AdaptiveLinkLearner:
             pool = [rec for url, rec in self.memory.fetched.items() if url not in on_path]
             n_bg = min(len(pool), int(np.ceil(self.background_ratio * max(len(levels), 1))))
             if n_bg:
-                pick = self.rng.choice(len(pool), size=n_bg, replace=False)
+                recent = min(misses, len(pool))
+                n_recent = min(recent, max(n_bg // 2, n_bg - (len(pool) - recent)))
+                pick = self.rng.choice(len(pool) - recent, size=n_bg - n_recent, replace=False)
+                if n_recent:
+                    pick = np.concatenate([pick, len(pool) - recent + self.rng.choice(
+                        recent, size=n_recent, replace=False)])  # fmt: skip
                 bg = links_frame([pool[i] for i in sorted(pick)])
                 frame = pd.concat([frame, bg], ignore_index=True)
-                levels = np.concatenate([levels, np.full(n_bg, self.n_levels, np.int64)])
+                levels = np.concatenate([levels, np.full(len(pick), self.n_levels, np.int64)])
         return frame, levels
 
     def _balanced_initial(self, frame: pd.DataFrame, levels: np.ndarray, own: np.ndarray
@@ -227,11 +243,12 @@ class AdaptiveLinkLearner:
         pick = np.sort(np.concatenate(keep)) if keep else np.zeros(0, np.int64)
         return frame.iloc[pick].reset_index(drop=True), levels[pick]
 
-    def learn(self) -> LinkClassifierScorer | None:
-        """One learning iteration (ACHE Alg. 1, lines 2-5); None if there is no path."""
+    def learn(self, misses: int = 0) -> LinkClassifierScorer | None:
+        """One learning iteration (ACHE Alg. 1, lines 2-5); None if there is no path.
+        ``misses``: see ``training_set``."""
         t0 = time.perf_counter()
         self.last_try_page = self.pages_seen
-        frame, levels = self.training_set()
+        frame, levels = self.training_set(misses)
         if not np.any(levels < self.n_levels):
             return None
         model = MultiLevelLinkClassifier(

@@ -489,3 +489,33 @@ def test_offline_instances_are_balanced_against_the_crawls_own() -> None:
         sizes[ratio] = np.bincount(levels, minlength=3).tolist()
     assert sizes[0.0] == [101, 101, 100]
     assert sizes[2.0] == [3, 3, 2]  # 2 per own instance (at least 2 when none) + own
+
+
+def test_a_stalled_model_learns_from_its_misses() -> None:
+    """After ``stall_pages`` pages without a new relevant form, a learner with a model
+    learns again, half its background taken from the links fetched since (its misses);
+    without stall_pages it waits for the next form."""
+    web = toy_web(40)
+    forms = [u for u, p in web.items() if p.form][:3]
+    misses = [u for u, p in web.items() if not p.form][:90]
+
+    def feed(learner: AdaptiveLinkLearner, urls: list[str]) -> int:
+        swaps = 0
+        for u in urls:
+            page = toy_page(web[u], 2)
+            verdicts = [Verdict(True, 0.9, "airfare", 0.9, True) for _ in page.forms]
+            swaps += learner.observe(PageOutcome(page, 0.5, verdicts, ["s", "p", u])) is not None
+        return swaps
+
+    waits = AdaptiveLinkLearner(threshold=3, classifier={"min_df": 1, "min_sites": 1})
+    stalls = AdaptiveLinkLearner(threshold=3, classifier={"min_df": 1, "min_sites": 1},
+                                 stall_pages=40)  # fmt: skip
+    for learner in (waits, stalls):
+        assert feed(learner, forms) == 1 and learner.model is not None
+    assert feed(waits, misses) == 0 and len(waits.iterations) == 1
+    assert feed(stalls, misses) == 2  # at 40 and 80 pages without a form
+    assert [it.at_page for it in stalls.iterations] == [3, 43, 83]
+    frame, levels = stalls.training_set(misses=40)
+    background = set(frame["url"][levels == stalls.n_levels])
+    recent = set(misses[-40:])
+    assert len(background & recent) >= len(background) // 2 > 0
