@@ -349,10 +349,13 @@ def run_harvest(plan: HarvestPlan, *, progress: bool = True,
     with _progress(progress, n_runs, plan.pages) as bar:
         for w in webs:
             seeds: dict[str, list[list[str]]] = {d: [] for d in plan.domains}
-            interrupted = _run_web(plan, w, strategies, db_dir, bar, say, runs, failures,
-                                   web_totals, seeds)  # fmt: skip
             if w == webs[0]:
                 first_seeds = seeds
+            try:
+                interrupted = _run_web(plan, w, strategies, db_dir, bar, say, runs, failures,
+                                       web_totals, seeds)  # fmt: skip
+            except KeyboardInterrupt:  # between crawls (a crawl stops on its own): keep the runs
+                interrupted = True
             if interrupted:
                 break
     _add_keyword_ratios(runs)

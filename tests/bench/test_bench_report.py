@@ -188,3 +188,24 @@ def test_cfc_fetch_savings_reach_the_report(simweb_small: SimWeb, simweb_proxy: 
                            tmp_path / "cfc.duckdb", 16)  # fmt: skip
     saved = extras["cfc_savings"]
     assert set(saved) >= {"fetches_saved", "links_scored"} and saved["links_scored"] > 0
+
+
+def test_an_interrupt_between_crawls_keeps_the_finished_runs(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    import formhunter.bench.harvest as harvest
+
+    real, calls = harvest.judge, []
+
+    def judge_then_stop(*args: object, **kw: object) -> object:
+        calls.append(1)
+        if len(calls) == 2:  # Ctrl-C while the second crawl is judged
+            raise KeyboardInterrupt
+        return real(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(harvest, "judge", judge_then_stop)
+    plan = HarvestPlan(domains=("hotel",), strategies=("baseline",), pages=40, sites=30,
+                       seeds_per_domain=3, out=tmp_path, cache_dir=tmp_path / "cache",
+                       concurrency=16, webs=(21,))  # fmt: skip
+    result = run_harvest(plan, progress=False, say=lambda s: None)
+    assert result.interrupted and [r.strategy for r in result.runs] == ["omniscient", "baseline"]
+    assert "Interrupted: partial results" in write_harvest(result, tmp_path)["report"].read_text()
