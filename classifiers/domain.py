@@ -22,7 +22,13 @@ host and the site's name: "autotrader.co.uk" -> autotrader auto trader, see
 ``HostWords``) and "nav" (the texts of the site's navigation links), plus, per
 domain, how many of its pack's keywords the site's host, name, title and
 navigation hold (``SiteKeywords``, off by default: weight 0.5 cost 0.03 of
-real-form macro-F1). Measured on 730 real forms, the host and navigation
+real-form macro-F1). A third character block, "keyword_site", holds the page
+title and host words of keyword boxes only (one free-text field): the box's own
+words do not say what it searches, the site does, and a block of its own lets
+the model weigh the site more for such boxes than for forms that speak for
+themselves (883 real forms, site-grouped CV: macro-F1 0.861 -> 0.869, book
+0.754 -> 0.771, music 0.769 -> 0.800; the same text as a word signal changed
+nothing). Measured on 730 real forms, the host and navigation
 signals at weight 0.5 move scores (by up to 0.07) but no decision, and at
 weight 1.0 they cost 0.014; what lifted the real-form figures is training on
 real forms.
@@ -78,6 +84,7 @@ SITE_SIGNALS = frozenset({"host", "nav"})
 DEFAULT_CHAR_BLOCKS: tuple[tuple[str, float], ...] = (
     ("labels+names+options+submit+text+action", 2.0),
     ("title+context", 1.2),
+    ("keyword_site", 1.5),
 )
 _CALIBRATION_FOLDS = 3
 #: training weight of a real labelled form against a curated one (1); measured on the

@@ -354,7 +354,19 @@ def _signal(sample: FormSample, signal: str) -> str:
         return f"{' '.join(host_tokens(sample.url))} {sample.site_name}".strip()
     if signal == "nav":
         return sample.nav
+    if signal == "keyword_site":
+        if not _keyword_box(form):
+            return ""
+        return f"{_signal(sample, 'title')} {_signal(sample, 'host')}"
     raise ValueError(f"unknown text signal {signal!r} (known: {', '.join(TEXT_SIGNALS)})")
+
+
+def _keyword_box(form: FormLike) -> bool:
+    """One free-text field (plus at most one select, e.g. a category): a box whose
+    own words rarely say what it searches, so the site has to."""
+    data = [f for f in form.fields if f.type not in NON_DATA_TYPES]
+    texts = sum(f.type in ("text", "search", "") for f in data)
+    return texts == 1 and len(data) <= 2
 
 
 TEXT_SIGNALS = (
@@ -369,6 +381,7 @@ TEXT_SIGNALS = (
     "attrs",
     "host",
     "nav",
+    "keyword_site",  # title and host words, of keyword boxes only (``_keyword_box``)
 )
 
 #: host labels that say nothing about a site's content
