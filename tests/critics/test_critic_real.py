@@ -184,3 +184,15 @@ def test_site_keywords_count_the_sites_words() -> None:
     assert X[0, 0] > 0 and X[0, 1] == 0  # "auto" in the host and the name, "car" in the title
     assert X[1, 1] == pytest.approx(np.log1p(3)) and X[1, 0] == 0
     assert not X[2].any()
+
+
+def test_keyword_boxes_carry_their_sites_words() -> None:
+    """A keyword box's own words rarely say what it searches: the keyword_site signal
+    gives it the page title and host words; a form with fields of its own gets none."""
+    box = _form('<form action="/s"><input name="q"><select name="in"><option>All</option>'
+                '</select><button>Go</button></form>').form  # fmt: skip
+    page = ("Used cars for sale | Bob's Autos", "https://www.bobsautos.com/", "Bob's Autos")
+    text = FormText("keyword_site").fit([]).transform([FormSample(box, *page),
+                                                       FormSample(_form(SEARCH_FILTERS).form,
+                                                                  *page)])  # fmt: skip
+    assert text[0] == "Used cars for sale | Bob's Autos bobsautos Bob's Autos" and text[1] == ""
