@@ -450,15 +450,19 @@ def plan_record(result: HarvestResult) -> dict[str, Any]:
 
 def load_harvest(folder: Path) -> HarvestResult:
     """A harvest report folder (``report.write_harvest``) read back; UsageError when
-    it is not one."""
+    it is not one (a file missing, damaged or not of this format)."""
     try:
-        rec = json.loads((folder / "run.json").read_text(encoding="utf-8"))
-        runs_df = pd.read_csv(folder / "runs.csv")
-        curves = pd.read_parquet(folder / "curves.parquet")
-        seeds = json.loads((folder / "seeds.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        return _load_harvest(folder)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
         raise UsageError(f"{folder} is not a readable harvest report (run.json, runs.csv, "
-                         f"curves.parquet, seeds.json): {exc}") from None  # fmt: skip
+                         f"curves.parquet, seeds.json): {exc!r}") from None  # fmt: skip
+
+
+def _load_harvest(folder: Path) -> HarvestResult:
+    rec = json.loads((folder / "run.json").read_text(encoding="utf-8"))
+    runs_df = pd.read_csv(folder / "runs.csv")
+    curves = pd.read_parquet(folder / "curves.parquet")
+    seeds = json.loads((folder / "seeds.json").read_text(encoding="utf-8"))
     p = rec["plan"]
     plan = HarvestPlan(domains=tuple(p["domains"]), strategies=tuple(p["strategies"]),
                        webs=tuple(p["webs"]), out=folder,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -171,8 +172,12 @@ def test_parts_run_apart_merge_into_the_report_of_one_run(two_webs: HarvestResul
     base = again.loc[(21, "baseline")]
     assert base["ratio_keyword"] == pytest.approx(base["relevant"] / 99)
     assert "1 runs of earlier parts were replaced" in (tmp_path / "r" / "report.md").read_text()
-    # other budgets, a folder that is no report: usage errors
-    for bad in ([parts[0], str(tmp_path)],):
+    # other budgets, a folder that is no report, a damaged run.json: usage errors
+    (tmp_path / "broken").mkdir()
+    for f in ("runs.csv", "curves.parquet", "seeds.json"):
+        shutil.copy(Path(parts[0]) / f, tmp_path / "broken" / f)
+    (tmp_path / "broken" / "run.json").write_text('{"plan": {}}')
+    for bad in ([parts[0], str(tmp_path)], [str(tmp_path / "broken")]):
         assert main(["bench", "harvest", "--merge", *bad, "--out", str(tmp_path / "x")]) == 2
     other = replace(two_webs, plan=replace(two_webs.plan, pages=90, webs=(22,)),
                     runs=[r for r in two_webs.runs if r.web == 22])  # fmt: skip
