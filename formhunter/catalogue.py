@@ -321,6 +321,16 @@ class ResumeState:
     site_relevant: dict[str, int]
     site_since_form: dict[str, int]
 
+    def only(self, keep: Callable[[str], bool]) -> ResumeState:
+        """The same state with the per-site counters of the sites ``keep`` accepts
+        (e.g. a cluster shard's); pages and parent pointers stay whole."""
+
+        def own(d: dict[str, int]) -> dict[str, int]:
+            return {k: v for k, v in d.items() if keep(k)}
+
+        return ResumeState(self.pages, self.parents, own(self.site_pages), own(self.site_forms),
+                           own(self.site_relevant), own(self.site_since_form))  # fmt: skip
+
 
 Flusher = Callable[[duckdb.DuckDBPyConnection], None]
 

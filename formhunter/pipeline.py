@@ -255,9 +255,7 @@ class Pipeline:
             state = catalogue.resume_state(run_id)
             stats.pages = state.pages
             paths.parents.update(state.parents)
-            budget = SiteBudget.from_counts(
-                settings.stopping, pages=state.site_pages, forms=state.site_forms,
-                relevant=state.site_relevant, since_form=state.site_since_form)  # fmt: skip
+            budget = SiteBudget.from_resume(settings.stopping, state)
         else:
             budget = SiteBudget(settings.stopping)
         bad = frontier.add_seeds(seeds)

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from formhunter.catalogue import Catalogue, insert_arrow
+from formhunter.catalogue import Catalogue, ResumeState, insert_arrow
 from formhunter.config import Settings
 from formhunter.fetch import Fetcher
 from formhunter.frontier import Entry, Frontier, FrontierStore, SiteBudget
@@ -69,12 +69,7 @@ class ShardState:
 
     frontier: pa.Table  # the run's frontier rows of the shard's sites
     max_lid: int
-    pages: int
-    parents: dict[str, tuple[str, str]]
-    site_pages: dict[str, int]
-    site_forms: dict[str, int]
-    site_relevant: dict[str, int]
-    site_since_form: dict[str, int]
+    resume: ResumeState  # site counters of the shard's sites only
     form_keys: set[tuple[str, str]]
 
 
@@ -292,10 +287,8 @@ class ShardWorker:
             store, settings.frontier, commit=self.cat.commit, ready_in=self.fetcher.host_ready_in,
             n_levels=max(settings.frontier.levels, comps.scorer.n_levels) + 1,
             per_host=settings.fetch.per_host_connections, shard=shard, n_shards=n_shards)
-        frontier.paths.parents.update(state.parents)
-        budget = SiteBudget.from_counts(
-            settings.stopping, pages=state.site_pages, forms=state.site_forms,
-            relevant=state.site_relevant, since_form=state.site_since_form)  # fmt: skip
+        frontier.paths.parents.update(state.resume.parents)
+        budget = SiteBudget.from_resume(settings.stopping, state.resume)
         self.stats = CrawlStats()
         self.pipeline = Pipeline(settings, self.strategy, comps, catalogue=self.cat,
                                  run_id=run_id, frontier=frontier, budget=budget,

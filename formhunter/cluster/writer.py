@@ -63,15 +63,9 @@ class CatalogueWriter:
         sites = rows.column("site").to_pylist()
         mask = pa.array([shard_of(s or "", n_shards) == shard for s in sites], pa.bool_())
         max_lid = int(pc.max(rows.column("lid")).as_py() or 0) if rows.num_rows else 0
-        st = self.cat.resume_state(run_id)
-
-        def own(d: dict[str, int]) -> dict[str, int]:
-            return {k: v for k, v in d.items() if shard_of(k, n_shards) == shard}
-
+        resume = self.cat.resume_state(run_id).only(lambda site: shard_of(site, n_shards) == shard)
         keys = {k for k in self.keys if shard_of(k[0], n_shards) == shard}
-        return ShardState(rows.filter(mask), max_lid, st.pages, st.parents, own(st.site_pages),
-                          own(st.site_forms), own(st.site_relevant), own(st.site_since_form),
-                          keys)  # fmt: skip
+        return ShardState(rows.filter(mask), max_lid, resume, keys)
 
     def write(self, shard: int, tables: dict[str, pa.Table]) -> int:
         """Commit one step's rows of a shard; returns the run's page count."""

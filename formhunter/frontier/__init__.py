@@ -24,6 +24,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -32,6 +33,9 @@ from formhunter.frontier.levels import Entry, Levels, ReadyIn
 from formhunter.frontier.store import FrontierStore, insert_queued, level_of
 from formhunter.interfaces import LinkRecord, LinkScorer
 from formhunter.urls import canonicalize, host_of, site_of
+
+if TYPE_CHECKING:
+    from formhunter.catalogue import ResumeState
 
 __all__ = ["Entry", "Frontier", "FrontierStore", "Levels", "SiteBudget", "insert_queued",
            "level_of", "trap"]  # fmt: skip
@@ -283,12 +287,11 @@ class SiteBudget:
         self._check(site)
 
     @classmethod
-    def from_counts(cls, settings: StoppingSettings, *, pages: dict[str, int],
-                    forms: dict[str, int], relevant: dict[str, int],
-                    since_form: dict[str, int]) -> SiteBudget:  # fmt: skip
+    def from_resume(cls, settings: StoppingSettings, state: ResumeState) -> SiteBudget:
         """The budget of a resumed run: per-site pages fetched, searchable and relevant
         forms found, pages since the last searchable form; closed sites re-closed."""
-        b = cls(settings, Counter(pages), Counter(forms), Counter(relevant), Counter(since_form))
+        b = cls(settings, Counter(state.site_pages), Counter(state.site_forms),
+                Counter(state.site_relevant), Counter(state.site_since_form))  # fmt: skip
         for site in b.pages:
             b._check(site)
         return b
