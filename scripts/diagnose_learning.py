@@ -10,6 +10,7 @@ with those the new scorer fetches (1.0: the re-rank changed nothing).
 
     .venv/bin/python scripts/diagnose_learning.py --webs 11,12 --domains airfare,hotel \
         --strategies baseline,ache,ache-offline-online --pages 3000 [--out DIR]
+        [--repeats 3] [--concurrency 64] [--learning stall_pages=0]
 
 Writes ``diagnosis.json`` (every figure) into ``--out``. Harness only: measures, fixes nothing.
 """
@@ -22,6 +23,7 @@ import json
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -78,13 +80,16 @@ def _rerank_overlap(engine: Any, old: Any, top: int) -> dict[str, Any]:
 
 
 def run_one(web: Any, graph: Any, seed_web: int, domain: str, strategy: str, pages: int,
-            proxy: str, db: Path, top: int) -> dict[str, Any]:  # fmt: skip
-    from formhunter.bench.harvest import bench_settings, judge, metrics, seed_set
+            proxy: str, db: Path, top: int, concurrency: int = 32,
+            learning: dict[str, Any] | None = None) -> dict[str, Any]:  # fmt: skip
+    from formhunter.bench.harvest import bench_settings, judge, metrics, run_frames, seed_set
     from formhunter.catalogue import Catalogue
     from formhunter.engine import crawl
 
     seeds = seed_set(web, domain, 10, 0)
-    settings = bench_settings(domain, strategy, pages, db, proxy, 32, 0)
+    settings = bench_settings(domain, strategy, pages, db, proxy, concurrency, 0)
+    if learning:
+        settings = replace(settings, learning=replace(settings.learning, **learning))
     state: dict[str, Any] = {"prev": None, "reranks": []}
 
     def listener(event: str, engine: Any) -> None:
@@ -118,14 +123,7 @@ def run_one(web: Any, graph: Any, seed_web: int, domain: str, strategy: str, pag
     t0 = time.perf_counter()
     with Catalogue(db) as cat:
         result = asyncio.run(crawl(settings, cat, seeds=seeds, listeners=[listener]))
-        pages_df = cat.con.execute(
-            "SELECT seq, url, coalesce(on_topic, false) AS on_topic FROM pages"
-            " WHERE run_id = ? ORDER BY seq", [result.run_id]).df()  # fmt: skip
-        forms_df = cat.con.execute(
-            "SELECT found_after_pages, site, signature, coalesce(relevant, false) AS relevant,"
-            " coalesce(searchable, false) AS searchable FROM forms WHERE run_id = ?",
-            [result.run_id],
-        ).df()
+        pages_df, forms_df = run_frames(cat.con, result.run_id)
     m = metrics(judge(graph, domain, pages_df, forms_df), None)
     site_words = {s.name.split(".")[0] for s in web.sites} | {
         w for s in web.sites for w in s.brand.lower().split()
@@ -152,7 +150,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sites", type=int, default=500)
     ap.add_argument("--top", type=int, default=200)
     ap.add_argument("--out", default="reports/diagnosis")
+    ap.add_argument("--concurrency", type=int, default=32)
+    ap.add_argument("--repeats", type=int, default=1, help="crawls of each (web, domain, "
+                    "strategy): a crawl's outcome varies with the order fetches complete")
+    ap.add_argument("--learning", action="append", default=[], metavar="KEY=INT",
+                    help="override a [learning] setting, e.g. stall_pages=0 (repeatable)")
     args = ap.parse_args(argv)
+    learning = {k: int(v) for k, v in (x.split("=", 1) for x in args.learning)}
     from formhunter.bench.harvest import default_cache_dir
     from formhunter.bench.oracle import load_or_build
     from formhunter.simweb import SimWeb
@@ -166,13 +170,16 @@ def main(argv: list[str] | None = None) -> int:
         graph = load_or_build(web, default_cache_dir())
         with proxy_process(w, args.sites, 0.5) as proxy, tempfile.TemporaryDirectory() as tmp:
             for d in _names(args.domains):
-                for s in _names(args.strategies):
+                for s, r in ((s, r) for s in _names(args.strategies)
+                             for r in range(args.repeats)):  # fmt: skip
                     row = run_one(web, graph, w, d, s, args.pages, proxy,
-                                  Path(tmp) / f"{d}-{s}.duckdb", args.top)  # fmt: skip
-                    rows.append(row)
+                                  Path(tmp) / f"{d}-{s}-{r}.duckdb", args.top,
+                                  args.concurrency, learning)  # fmt: skip
+                    rows.append(row | {"repeat": r, "learning": learning})
                     its = row.get("iterations", [])
-                    ov = [r.get("overlap") for r in row["reranks"] if "overlap" in r]
-                    print(f"web {w} {d} {s}: {row['pages']} pages, {row['relevant']} relevant, "
+                    ov = [x.get("overlap") for x in row["reranks"] if "overlap" in x]
+                    print(f"web {w} {d} {s} r{r}: {row['pages']} pages, "
+                          f"{row['relevant']} relevant, "
                           f"{row['learning_iterations']} iterations at pages "
                           f"{[i['at_page'] for i in its]}, repo {row.get('repository')}, "
                           f"overlap {[round(x, 2) for x in ov]}, {row['seconds']}s",

@@ -49,14 +49,10 @@ def uptime() -> str:
 
 
 def _frames(db: Path, run_id: int) -> tuple[Any, Any, dict[str, int]]:
+    from formhunter.bench.harvest import run_frames
+
     with Catalogue(db, read_only=True) as cat:
-        pages = cat.con.execute(
-            "SELECT seq, url, coalesce(on_topic, false) AS on_topic FROM pages"
-            " WHERE run_id = ? ORDER BY seq", [run_id]).df()  # fmt: skip
-        forms = cat.con.execute(
-            "SELECT found_after_pages, site, signature, coalesce(relevant, false) AS relevant,"
-            " coalesce(searchable, false) AS searchable FROM forms WHERE run_id = ?",
-            [run_id]).df()  # fmt: skip
+        pages, forms = run_frames(cat.con, run_id)
         dup = cat.con.execute(
             "SELECT (SELECT count(*) - count(DISTINCT url) FROM pages WHERE run_id = $1),"
             " (SELECT count(*) - count(DISTINCT (site, signature)) FROM forms WHERE run_id = $1),"

@@ -188,18 +188,23 @@ def crawl_run(strategy: str, domain: str, seeds: Sequence[str], pages: int, repe
     t0 = time.perf_counter()
     with Catalogue(db) as cat:
         result = asyncio.run(crawl(settings, cat, seeds=seeds, listeners=[listener]))
-        rid = result.run_id
-        pages_df = cat.con.execute(
-            "SELECT seq, url, coalesce(on_topic, false) AS on_topic FROM pages"
-            " WHERE run_id = ? ORDER BY seq", [rid]).df()  # fmt: skip
-        forms_df = cat.con.execute(
-            "SELECT found_after_pages, site, signature, coalesce(relevant, false) AS relevant,"
-            " coalesce(searchable, false) AS searchable FROM forms WHERE run_id = ?",
-            [rid],
-        ).df()
+        pages_df, forms_df = run_frames(cat.con, result.run_id)
     extras["wall_s"] = time.perf_counter() - t0
     extras["crawl_s"] = result.stats.seconds
     return result, pages_df, forms_df, extras
+
+
+def run_frames(con: Any, run_id: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A run's pages (seq, url, on_topic) and forms (found_after_pages, site, signature,
+    relevant, searchable) from its catalogue connection: what ``judge`` reads."""
+    pages = con.execute(
+        "SELECT seq, url, coalesce(on_topic, false) AS on_topic FROM pages"
+        " WHERE run_id = ? ORDER BY seq", [run_id]).df()  # fmt: skip
+    forms = con.execute(
+        "SELECT found_after_pages, site, signature, coalesce(relevant, false) AS relevant,"
+        " coalesce(searchable, false) AS searchable FROM forms WHERE run_id = ?",
+        [run_id]).df()  # fmt: skip
+    return pages, forms
 
 
 def judge(graph: TruthGraph, domain: str, pages_df: pd.DataFrame,
