@@ -193,8 +193,10 @@ class LearningSettings:
     drop_host_terms: bool = True
     offline_ratio: float = 2.0
     # Unseen webs 16 and 17 (never in the benchmark's 11-15), airfare and rental, ache,
-    # 5,000 pages, 3 runs each: off 28.3 / 26.0 / 35.0 / 15.3 relevant forms, 500 ->
-    # 32.7 / 25.7 / 35.0 / 21.3; the worst runs 22 / 23 / 32 / 14 -> 31 / 22 / 33 / 19.
+    # 5,000 pages, 3 runs each, `scripts/diagnose_learning.py --webs 16,17 --domains
+    # airfare,rental --strategies ache --pages 5000 --repeats 3 --concurrency 64 --learning
+    # stall_pages=0|500`: 325 -> 332 relevant forms in all (first try, same design: 314 ->
+    # 344); on webs 11-13 (harvest bench) neutral. Kept for the runs that stop learning.
     stall_pages: int = 500
 
 
