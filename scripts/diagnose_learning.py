@@ -153,10 +153,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--concurrency", type=int, default=32)
     ap.add_argument("--repeats", type=int, default=1, help="crawls of each (web, domain, "
                     "strategy): a crawl's outcome varies with the order fetches complete")
-    ap.add_argument("--learning", action="append", default=[], metavar="KEY=INT",
+    ap.add_argument("--learning", action="append", default=[], metavar="KEY=NUMBER",
                     help="override a [learning] setting, e.g. stall_pages=0 (repeatable)")
     args = ap.parse_args(argv)
-    learning = {k: int(v) for k, v in (x.split("=", 1) for x in args.learning)}
+    learning = {k: float(v) if "." in v else int(v)
+                for k, v in (x.split("=", 1) for x in args.learning)}
     from formhunter.bench.harvest import default_cache_dir
     from formhunter.bench.oracle import load_or_build
     from formhunter.simweb import SimWeb
