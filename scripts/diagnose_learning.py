@@ -79,6 +79,25 @@ def _rerank_overlap(engine: Any, old: Any, top: int) -> dict[str, Any]:
     }
 
 
+def _missed(graph: Any, domain: str, pages: Any, forms: Any) -> dict[str, Any]:
+    """The web's relevant forms this crawl did not find: how many, and how many of
+    those sit on sites it did visit (with the pages it spent there): a miss on a
+    visited site is a form deeper in a site than the crawl went, not a site never
+    reached."""
+    from classifiers.sites import site_of
+
+    rel = graph.relevant_keys(domain)
+    found = {graph.keys.get((s, g), -1) for s, g in zip(forms["site"], forms["signature"],
+                                                         strict=True)}  # fmt: skip
+    visited: dict[str, int] = {}
+    for u in pages["url"]:
+        visited[site_of(u)] = visited.get(site_of(u), 0) + 1
+    missed = [k for k in np.flatnonzero(rel) if k not in found]
+    on_visited = [graph.key_site[k] for k in missed if graph.key_site[k] in visited]
+    return {"total": len(missed), "on_visited_sites": len(on_visited),
+            "pages_on_those_sites": sorted(visited[s] for s in set(on_visited))}
+
+
 def run_one(web: Any, graph: Any, seed_web: int, domain: str, strategy: str, pages: int,
             proxy: str, db: Path, top: int, concurrency: int = 32,
             learning: dict[str, Any] | None = None) -> dict[str, Any]:  # fmt: skip
@@ -135,6 +154,7 @@ def run_one(web: Any, graph: Any, seed_web: int, domain: str, strategy: str, pag
     return {
         "web": seed_web, "domain": domain, "strategy": strategy, "pages": m["pages"],
         "relevant": m["relevant"], "reason": result.reason,
+        "missed": _missed(graph, domain, pages_df, forms_df),
         "learning_iterations": result.stats.learning_iterations,
         "seconds": round(time.perf_counter() - t0, 1),
         **{k: v for k, v in state.items() if k != "prev"},
@@ -180,7 +200,8 @@ def main(argv: list[str] | None = None) -> int:
                     its = row.get("iterations", [])
                     ov = [x.get("overlap") for x in row["reranks"] if "overlap" in x]
                     print(f"web {w} {d} {s} r{r}: {row['pages']} pages, "
-                          f"{row['relevant']} relevant, "
+                          f"{row['relevant']} relevant, missed {row['missed']['total']} "
+                          f"({row['missed']['on_visited_sites']} on visited sites), "
                           f"{row['learning_iterations']} iterations at pages "
                           f"{[i['at_page'] for i in its]}, repo {row.get('repository')}, "
                           f"overlap {[round(x, 2) for x in ov]}, {row['seconds']}s",
