@@ -11,6 +11,7 @@ with those the new scorer fetches (1.0: the re-rank changed nothing).
     .venv/bin/python scripts/diagnose_learning.py --webs 11,12 --domains airfare,hotel \
         --strategies baseline,ache,ache-offline-online --pages 3000 [--out DIR]
         [--repeats 3] [--concurrency 64] [--learning stall_pages=0]
+        [--stopping max_pages_per_site=200]
 
 Writes ``diagnosis.json`` (every figure) into ``--out``. Harness only: measures, fixes nothing.
 """
@@ -100,15 +101,17 @@ def _missed(graph: Any, domain: str, pages: Any, forms: Any) -> dict[str, Any]:
 
 def run_one(web: Any, graph: Any, seed_web: int, domain: str, strategy: str, pages: int,
             proxy: str, db: Path, top: int, concurrency: int = 32,
-            learning: dict[str, Any] | None = None) -> dict[str, Any]:  # fmt: skip
+            overrides: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:  # fmt: skip
     from formhunter.bench.harvest import bench_settings, judge, metrics, run_frames, seed_set
     from formhunter.catalogue import Catalogue
     from formhunter.engine import crawl
 
     seeds = seed_set(web, domain, 10, 0)
     settings = bench_settings(domain, strategy, pages, db, proxy, concurrency, 0)
-    if learning:
-        settings = replace(settings, learning=replace(settings.learning, **learning))
+    for section, values in (overrides or {}).items():
+        if values:
+            settings = replace(settings, **{section: replace(getattr(settings, section),
+                                                             **values)})  # fmt: skip
     state: dict[str, Any] = {"prev": None, "reranks": []}
 
     def listener(event: str, engine: Any) -> None:
@@ -175,9 +178,12 @@ def main(argv: list[str] | None = None) -> int:
                     "strategy): a crawl's outcome varies with the order fetches complete")
     ap.add_argument("--learning", action="append", default=[], metavar="KEY=NUMBER",
                     help="override a [learning] setting, e.g. stall_pages=0 (repeatable)")
+    ap.add_argument("--stopping", action="append", default=[], metavar="KEY=NUMBER",
+                    help="override a [stopping] setting (repeatable)")
     args = ap.parse_args(argv)
-    learning = {k: float(v) if "." in v else int(v)
-                for k, v in (x.split("=", 1) for x in args.learning)}
+    overrides = {section: {k: float(v) if "." in v else int(v)
+                           for k, v in (x.split("=", 1) for x in getattr(args, section))}
+                 for section in ("learning", "stopping")}  # fmt: skip
     from formhunter.bench.harvest import default_cache_dir
     from formhunter.bench.oracle import load_or_build
     from formhunter.simweb import SimWeb
@@ -195,8 +201,8 @@ def main(argv: list[str] | None = None) -> int:
                              for r in range(args.repeats)):  # fmt: skip
                     row = run_one(web, graph, w, d, s, args.pages, proxy,
                                   Path(tmp) / f"{d}-{s}-{r}.duckdb", args.top,
-                                  args.concurrency, learning)  # fmt: skip
-                    rows.append(row | {"repeat": r, "learning": learning})
+                                  args.concurrency, overrides)  # fmt: skip
+                    rows.append(row | {"repeat": r, **overrides})
                     its = row.get("iterations", [])
                     ov = [x.get("overlap") for x in row["reranks"] if "overlap" in x]
                     print(f"web {w} {d} {s} r{r}: {row['pages']} pages, "
