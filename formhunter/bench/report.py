@@ -428,7 +428,8 @@ def harvest_markdown(result: HarvestResult, plots: Sequence[Path] = ()) -> str:
         lines += ["## Runs that failed", ""] + [f"- {f}" for f in result.failures] + [""]
     lines += [claims(runs, curves, plan.domains), ""]
     if plots:
-        lines += ["## Plots", ""] + [f"- {p}" for p in plots] + [""]
+        # the plots sit beside the report: their names are links from it
+        lines += ["## Plots", ""] + [f"- [{Path(p).name}]({Path(p).name})" for p in plots] + [""]
     return "\n".join(lines)
 
 

@@ -134,6 +134,8 @@ def test_several_webs_give_mean_and_sd_over_webs(two_webs: HarvestResult, tmp_pa
     assert "## Over webs" in md and "| strategy | relevant (truth) | share of web's" in md
     base = runs[runs["strategy"] == "baseline"]["relevant"]
     assert f"| baseline | {base.mean():.1f} ± {base.std(ddof=1):.1f} |" in md
+    # the plots beside the report are linked by name, wherever the report was written
+    assert "- [harvest-webs.png](harvest-webs.png)" in md and str(tmp_path) not in md
 
 
 def test_webs_flag_is_checked(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
