@@ -24,6 +24,7 @@ import json
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -90,9 +91,7 @@ def _missed(graph: Any, domain: str, pages: Any, forms: Any) -> dict[str, Any]:
     rel = graph.relevant_keys(domain)
     found = {graph.keys.get((s, g), -1) for s, g in zip(forms["site"], forms["signature"],
                                                          strict=True)}  # fmt: skip
-    visited: dict[str, int] = {}
-    for u in pages["url"]:
-        visited[site_of(u)] = visited.get(site_of(u), 0) + 1
+    visited = Counter(site_of(u) for u in pages["url"])
     missed = [k for k in np.flatnonzero(rel) if k not in found]
     on_visited = [graph.key_site[k] for k in missed if graph.key_site[k] in visited]
     return {"total": len(missed), "on_visited_sites": len(on_visited),
