@@ -237,6 +237,11 @@ class CrawlFrontier(Protocol):
         """Queue the reserve, ranked by ``scorer``; returns how many were queued."""
         ...
 
+    def reopen_sites(self, sites: Sequence[str], reason: str, scorer: LinkScorer) -> int:
+        """Queue again the links of ``sites`` skipped for ``reason``, ranked by ``scorer``;
+        returns how many were queued."""
+        ...
+
     def rerank(self, scorer: LinkScorer, promote_below: int = 0) -> int:
         """A new link scorer was swapped in: re-rank (or re-organise) the queue."""
         ...

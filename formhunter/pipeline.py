@@ -280,11 +280,14 @@ class Pipeline:
     def next_link(self, now: float) -> Entry | None:
         """The frontier's next link (``Frontier.next``); links of sites closed by the
         stopping criteria are marked skipped on the way. When nothing queued is left
-        (and nothing is in flight), the reserve is opened, re-scored by the scorer."""
+        (and nothing is in flight), the sites the page limit closed get more pages
+        (``extend_sites``), else the reserve is opened, re-scored by the scorer."""
         while True:
             entry = self.frontier.next(now)
-            if entry is None and self.frontier.dry and self.frontier.n_reserve:
-                self.open_reserve()
+            if entry is None and self.frontier.dry and (self.extend_sites()
+                                                        or self.frontier.n_reserve):  # fmt: skip
+                if self.frontier.dry:
+                    self.open_reserve()
                 entry = self.frontier.next(now)
             if entry is None or not self.strategy.site_limits:
                 return entry
@@ -293,6 +296,25 @@ class Pipeline:
                 return entry
             self.frontier.done(entry, "skipped", reason, now)
             self.stats.skipped[reason] += 1
+
+    def extend_sites(self) -> bool:
+        """Raise the per-site page limit (``SiteBudget.extend``) and queue again the
+        links of the sites it reopens; whether any link was queued."""
+        if not self.strategy.site_limits:
+            return False
+        while sites := self.budget.extend():
+            self.stats.sites_extended += 1
+            try:
+                n = self.frontier.reopen_sites(sites, "site-pages", self.components.scorer)
+            except Exception:
+                self.fault("extend")
+                return False
+            if n:
+                log.info("frontier dry: page limit %d, %d links of %d sites queued again",
+                         self.settings.stopping.max_pages_per_site + self.budget.extra_pages,
+                         n, len(sites))  # fmt: skip
+                return True
+        return False
 
     def open_reserve(self) -> None:
         """Queue the links kept in reserve, ranked by the current scorer."""

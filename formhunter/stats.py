@@ -27,6 +27,7 @@ class CrawlStats:
     links_reserved: int = 0  # of the links not followed, those kept in the reserve
     reserve_opened: int = 0  # times the reserve was opened (nothing else was queued)
     links_near_form: int = 0  # links of off-topic pages queued: the scorer put them near a form
+    sites_extended: int = 0  # times the page limit grew (``[stopping] extend_pages``)
     errors: Counter[str] = field(default_factory=Counter)
     skipped: Counter[str] = field(default_factory=Counter)
     faults: Counter[str] = field(default_factory=Counter)
@@ -74,7 +75,7 @@ class CrawlStats:
             "forms": self.forms, "searchable": self.searchable, "relevant": self.relevant,
             "links_new": self.links_new, "links_not_followed": self.links_not_followed,
             "links_reserved": self.links_reserved, "reserve_opened": self.reserve_opened,
-            "links_near_form": self.links_near_form,
+            "links_near_form": self.links_near_form, "sites_extended": self.sites_extended,
             "errors": dict(self.errors), "skipped": dict(self.skipped),
             "faults": dict(self.faults), "stage": {k: round(v, 4) for k, v in self.stage.items()},
             "stage_cpu": {k: round(v, 4) for k, v in self.stage_cpu.items()},
@@ -87,7 +88,7 @@ class CrawlStats:
         s = cls()
         for k in ("pages", "parsed", "on_topic", "forms", "searchable", "relevant", "links_new",
                   "links_not_followed", "links_reserved", "reserve_opened", "links_near_form",
-                  "learning_iterations", "reranks"):  # fmt: skip
+                  "sites_extended", "learning_iterations", "reranks"):  # fmt: skip
             setattr(s, k, int(d.get(k, 0)))
         s.elapsed = float(d.get("elapsed", 0.0))
         s.errors.update(d.get("errors", {}))

@@ -98,6 +98,24 @@ def _missed(graph: Any, domain: str, pages: Any, forms: Any) -> dict[str, Any]:
             "pages_on_those_sites": sorted(visited[s] for s in set(on_visited))}
 
 
+def _budget(web: Any, graph: Any, domain: str, pages: Any) -> dict[str, Any]:
+    """Where the crawl's pages went: on the sites that hold a relevant form of the
+    web (and how many such sites), and by site kind elsewhere."""
+    from classifiers.sites import site_of
+
+    form_sites = {graph.key_site[k] for k in np.flatnonzero(graph.relevant_keys(domain))}
+    kind = {s.name: s.kind for s in web.sites}
+    visited = Counter(site_of(u) for u in pages["url"])
+    other: Counter[str] = Counter()
+    for site, n in visited.items():
+        if site not in form_sites:
+            other[kind.get(site, "?")] += n
+    return {"on_form_sites": sum(visited[s] for s in form_sites),
+            "form_sites": len(form_sites),
+            "form_sites_visited": sum(1 for s in form_sites if visited[s]),
+            "elsewhere_by_kind": dict(other.most_common())}
+
+
 def run_one(web: Any, graph: Any, seed_web: int, domain: str, strategy: str, pages: int,
             proxy: str, db: Path, top: int, concurrency: int = 32,
             overrides: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:  # fmt: skip
@@ -157,6 +175,7 @@ def run_one(web: Any, graph: Any, seed_web: int, domain: str, strategy: str, pag
         "web": seed_web, "domain": domain, "strategy": strategy, "pages": m["pages"],
         "relevant": m["relevant"], "reason": result.reason,
         "missed": _missed(graph, domain, pages_df, forms_df),
+        "budget": _budget(web, graph, domain, pages_df),
         "learning_iterations": result.stats.learning_iterations,
         "seconds": round(time.perf_counter() - t0, 1),
         **{k: v for k, v in state.items() if k != "prev"},
@@ -179,10 +198,12 @@ def main(argv: list[str] | None = None) -> int:
                     help="override a [learning] setting, e.g. stall_pages=0 (repeatable)")
     ap.add_argument("--stopping", action="append", default=[], metavar="KEY=NUMBER",
                     help="override a [stopping] setting (repeatable)")
+    ap.add_argument("--frontier", action="append", default=[], metavar="KEY=NUMBER",
+                    help="override a [frontier] setting, e.g. reserve_by_level=0 (repeatable)")
     args = ap.parse_args(argv)
     overrides = {section: {k: float(v) if "." in v else int(v)
                            for k, v in (x.split("=", 1) for x in getattr(args, section))}
-                 for section in ("learning", "stopping")}  # fmt: skip
+                 for section in ("learning", "stopping", "frontier")}  # fmt: skip
     from formhunter.bench.harvest import default_cache_dir
     from formhunter.bench.oracle import load_or_build
     from formhunter.simweb import SimWeb
@@ -207,6 +228,7 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"web {w} {d} {s} r{r}: {row['pages']} pages, "
                           f"{row['relevant']} relevant, missed {row['missed']['total']} "
                           f"({row['missed']['on_visited_sites']} on visited sites), "
+                          f"budget {row['budget']}, "
                           f"{row['learning_iterations']} iterations at pages "
                           f"{[i['at_page'] for i in its]}, repo {row.get('repository')}, "
                           f"overlap {[round(x, 2) for x in ov]}, {row['seconds']}s",

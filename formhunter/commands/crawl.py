@@ -157,6 +157,7 @@ def dry_frontier_hint(result: CrawlResult, settings: Settings) -> str:
         s = settings.stopping
         parts.append(f"{closed} links led to sites already left by the stopping criteria "
                      f"([stopping] max_pages_per_site = {s.max_pages_per_site}, "
+                     f"extend_pages = {s.extend_pages}, "
                      f"max_forms_per_site = {s.max_forms_per_site})")  # fmt: skip
     why = "; ".join(parts) or "no link was left to follow"
     return (f"the frontier ran dry after {st.pages} of {settings.crawl.max_pages} pages: {why}. "

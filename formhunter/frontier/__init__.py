@@ -230,6 +230,15 @@ class Frontier:
     def n_reserve(self) -> int:
         return self.store.n_reserve
 
+    def reopen_sites(self, sites: Sequence[str], reason: str, scorer: LinkScorer) -> int:
+        """Links of ``sites`` skipped for ``reason`` become queued, re-scored by
+        ``scorer`` (a commit first); returns how many. Call when the frontier is ``dry``."""
+        self.commit()
+        n = self.store.requeue_skipped(sites, reason)
+        if n:
+            self.rerank(scorer)
+        return n
+
     def open_reserve(self, scorer: LinkScorer) -> int:
         """The links in reserve become queued, re-scored by ``scorer`` (a commit first);
         returns how many. Call when the frontier is ``dry``."""
@@ -274,6 +283,7 @@ class SiteBudget:
     relevant: Counter[str] = field(default_factory=Counter)
     since_form: Counter[str] = field(default_factory=Counter)
     closed: dict[str, str] = field(default_factory=dict)
+    extra_pages: int = 0  # added to max_pages_per_site by ``extend``
 
     def page(self, site: str, new_searchable: int, new_relevant: int) -> None:
         """Count one fetched page of ``site`` and the new forms found on it."""
@@ -296,9 +306,22 @@ class SiteBudget:
             b._check(site)
         return b
 
+    def extend(self) -> list[str]:
+        """Raise every site's page limit by ``extend_pages``; the sites it reopens
+        (closed by the page limit alone). Nothing when no site is closed so."""
+        s = self.settings
+        closed = [site for site, why in self.closed.items() if why == "site-pages"]
+        if not (s.extend_pages and s.max_pages_per_site and closed):
+            return []
+        self.extra_pages += s.extend_pages
+        for site in closed:
+            del self.closed[site]
+            self._check(site)
+        return [site for site in closed if site not in self.closed]
+
     def _check(self, site: str) -> None:
         s = self.settings
-        if s.max_pages_per_site and self.pages[site] >= s.max_pages_per_site:
+        if s.max_pages_per_site and self.pages[site] >= s.max_pages_per_site + self.extra_pages:
             self.closed[site] = "site-pages"
         elif s.max_forms_per_site and self.forms[site] >= s.max_forms_per_site:
             self.closed[site] = "site-forms"

@@ -255,6 +255,23 @@ class FrontierStore:
         self.n_unloaded = self._count_unloaded()
         return n
 
+    def requeue_skipped(self, sites: Sequence[str], reason: str) -> int:
+        """Links of ``sites`` skipped for ``reason`` become queued again (call after a
+        flush); how many."""
+        if not sites:
+            return 0
+        self.con.register("_fr_sites", pa.table({"site": pa.array(list(sites), pa.string())}))
+        try:
+            row = self.con.execute(
+                "UPDATE frontier SET state = 'queued', reason = '', loaded = false"
+                " WHERE run_id = ? AND state = 'skipped' AND reason = ?"
+                " AND site IN (SELECT site FROM _fr_sites)", [self.run_id, reason]
+            ).fetchall()  # fmt: skip
+        finally:
+            self.con.unregister("_fr_sites")
+        self.n_unloaded = self._count_unloaded()
+        return int(row[0][0]) if row else 0
+
     def _count_unloaded(self) -> int:
         row = self.con.execute(
             "SELECT count(*) FROM frontier WHERE run_id = ? AND state = 'queued' AND NOT loaded",

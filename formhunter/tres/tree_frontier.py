@@ -484,6 +484,11 @@ class TreeFrontier:
     def open_reserve(self, scorer: LinkScorer) -> int:
         return 0
 
+    def reopen_sites(self, sites: Sequence[str], reason: str, scorer: LinkScorer) -> int:
+        """None: skipped links are only persisted here, never put back in the tree (a
+        reopened site's links found from now on are taken)."""
+        return 0
+
     def rerank(self, scorer: LinkScorer | None = None, promote_below: int = 0) -> int:
         """The Frontier's re-rank: here a rebuild of the tree (``scorer`` is not used:
         the chooser scores the candidates). Returns the links re-routed."""

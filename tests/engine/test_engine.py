@@ -114,7 +114,7 @@ def test_site_limits_and_form_paths(proxy: ProxyHandle, tmp_path: Path) -> None:
     web = proxy.web
     settings = _settings(proxy, tmp_path / "s.duckdb", crawl={"strategy": "baseline",
                          "max_pages": 120}, stopping={"max_pages_per_site": 6,
-                         "max_forms_per_site": 0})  # fmt: skip
+                         "max_forms_per_site": 0, "extend_pages": 0})  # fmt: skip
     result, cat = _crawl(settings, web.seeds("airfare", 5))
     assert not result.stats.faults
     per_site = cat.con.execute("SELECT max(n) FROM (SELECT count(*) n FROM pages GROUP BY site)")
@@ -127,6 +127,32 @@ def test_site_limits_and_form_paths(proxy: ProxyHandle, tmp_path: Path) -> None:
         ).fetchall()
         assert hops[-1][0] == page_url
         assert canonicalize(hops[0][0]) in {canonicalize(s) for s in web.seeds("airfare", 5)}
+    cat.close()
+
+
+def test_page_limit_grows_when_nothing_else_is_queued(proxy: ProxyHandle, tmp_path: Path
+                                                       ) -> None:  # fmt: skip
+    """Sites left at the page limit get ``extend_pages`` more once the frontier runs dry:
+    their skipped links are queued again, and the crawl goes on past the old limit."""
+    stopping = {"max_pages_per_site": 6, "max_forms_per_site": 0}
+    seeds = proxy.web.seeds("airfare", 5)
+    crawl = {"strategy": "baseline", "max_pages": 400}
+    fixed, cat = _crawl(_settings(proxy, tmp_path / "f.duckdb", crawl=crawl,
+                                  stopping=stopping | {"extend_pages": 0}), seeds)  # fmt: skip
+    assert fixed.reason == "site-limits" and fixed.stats.sites_extended == 0
+    fixed_pages = fixed.stats.pages
+    cat.close()
+    grown, cat = _crawl(_settings(proxy, tmp_path / "g.duckdb", crawl=crawl,
+                                  stopping=stopping | {"extend_pages": 6}), seeds)  # fmt: skip
+    st = grown.stats
+    assert not st.faults and st.sites_extended >= 1
+    assert st.pages > fixed_pages
+    per_site = dict(cat.con.execute("SELECT site, count(*) FROM pages GROUP BY site").fetchall())
+    assert max(per_site.values()) > 6 + 2
+    assert max(per_site.values()) <= 6 * (1 + st.sites_extended) + 2
+    # the skipped links were queued again, not added twice: no page is fetched twice
+    twice = cat.con.execute("SELECT count(*) - count(DISTINCT url) FROM pages").fetchall()
+    assert twice[0][0] == 0
     cat.close()
 
 

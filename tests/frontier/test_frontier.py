@@ -147,6 +147,25 @@ def test_site_budget_closes_sites() -> None:
     assert c.reason("x") == "site-no-forms"
 
 
+def test_site_budget_extends_the_page_limit() -> None:
+    b = SiteBudget(StoppingSettings(max_pages_per_site=2, max_forms_per_site=1,
+                                    extend_pages=3))  # fmt: skip
+    for _ in range(2):
+        b.page("a", 0, 0)
+    b.page("f", 1, 1)
+    assert b.reason("a") == "site-pages" and b.reason("f") == "site-forms"
+    assert b.extend() == ["a"]  # a site closed by its forms stays closed
+    assert b.reason("a") == "" and b.reason("f") == "site-forms"
+    assert b.extend() == []  # nothing closed by the page limit: no change
+    for _ in range(3):
+        b.page("a", 0, 0)
+    assert b.reason("a") == "site-pages" and b.pages["a"] == 5
+    off = SiteBudget(StoppingSettings(max_pages_per_site=2, extend_pages=0))
+    off.page("a", 0, 0)
+    off.page("a", 0, 0)
+    assert off.extend() == [] and off.reason("a") == "site-pages"
+
+
 class _ByDigits(RecordScorer):
     """A scorer that likes URLs ending in 7 (level 0) and scores by the number."""
 
