@@ -281,14 +281,15 @@ class Pipeline:
         """The frontier's next link (``Frontier.next``); links of sites closed by the
         stopping criteria are marked skipped on the way. When nothing queued is left
         (and nothing is in flight), the sites the page limit closed get more pages
-        (``extend_sites``), else the reserve is opened, re-scored by the scorer."""
+        (``extend_sites``) and the reserve is opened: the scorer ranks both together."""
         while True:
             entry = self.frontier.next(now)
-            if entry is None and self.frontier.dry and (self.extend_sites()
-                                                        or self.frontier.n_reserve):  # fmt: skip
-                if self.frontier.dry:
+            if entry is None and self.frontier.dry:
+                extended = self.extend_sites()
+                if self.frontier.n_reserve:
                     self.open_reserve()
-                entry = self.frontier.next(now)
+                if extended or not self.frontier.dry:
+                    entry = self.frontier.next(now)
             if entry is None or not self.strategy.site_limits:
                 return entry
             reason = self.budget.reason(entry.site)

@@ -75,6 +75,7 @@ class HarvestPlan:
     slow_delay: float = 0.5
     keep_catalogues: bool = False
     learning_threshold: int = 0  # 0: the settings' default
+    config: str = ""  # a settings file (TOML) read for every crawl, under the bench's own
     webs: tuple[int, ...] = ()
     references: tuple[str, ...] = ("keyword", "random")
 
@@ -137,11 +138,12 @@ class RunResult:
 
 def bench_settings(domain: str, strategy: str, pages: int, db: Path, proxy: str | None,
                    concurrency: int, random_state: int,
-                   learning_threshold: int = 0) -> Any:  # fmt: skip
-    """Settings of a benchmark crawl: the defaults, through the proxy, no politeness delay."""
+                   learning_threshold: int = 0, config: str = "") -> Any:  # fmt: skip
+    """Settings of a benchmark crawl: the defaults (then ``config``, a settings file),
+    through the proxy, no politeness delay."""
     from formhunter.config import load_settings
 
-    return load_settings(None, {
+    return load_settings(config or None, {
         "learning": {"threshold": learning_threshold or None},
         "crawl": {"domain": domain, "strategy": strategy, "max_pages": pages, "db": str(db),
                   "random_state": random_state, "commit_every_pages": 1000,
@@ -169,13 +171,13 @@ Frames = tuple[Any, pd.DataFrame, pd.DataFrame, dict[str, Any]]
 def crawl_run(strategy: str, domain: str, seeds: Sequence[str], pages: int, repeat: int,
               proxy: str, db: Path, concurrency: int = 64,
               on_page: Callable[[int], None] | None = None,
-              learning_threshold: int = 0) -> Frames:  # fmt: skip
+              learning_threshold: int = 0, config: str = "") -> Frames:  # fmt: skip
     """Crawl once; returns (CrawlResult, pages frame, forms frame, extras)."""
     from formhunter.catalogue import Catalogue
     from formhunter.engine import crawl
 
     settings = bench_settings(
-        domain, strategy, pages, db, proxy, concurrency, repeat, learning_threshold
+        domain, strategy, pages, db, proxy, concurrency, repeat, learning_threshold, config
     )
     extras: dict[str, Any] = {}
 
@@ -407,7 +409,8 @@ def _run_web(plan: HarvestPlan, w: int, strategies: Sequence[str], db_dir: Path,
                         result, pages_df, forms_df, extras = crawl_run(
                             strategy, domain, sd, plan.pages, rep, proxy, db, plan.concurrency,
                             on_page=bar.page,
-                            learning_threshold=plan.learning_threshold)  # fmt: skip
+                            learning_threshold=plan.learning_threshold,
+                            config=plan.config)  # fmt: skip
                     except FormhunterError as exc:  # e.g. a model the strategy needs is missing
                         failures.append(f"{tag}{strategy} {domain} r{rep}: {exc}")
                         say(f"{tag}{strategy} {domain} r{rep}: FAILED: {exc}")
@@ -438,7 +441,7 @@ def _run_web(plan: HarvestPlan, w: int, strategies: Sequence[str], db_dir: Path,
 
 #: the plan fields that must agree for runs to be compared in one report
 _SAME_IN_PARTS = ("pages", "sites", "repeats", "seeds_per_domain", "concurrency", "slow_delay",
-                  "learning_threshold")  # fmt: skip
+                  "learning_threshold", "config")  # fmt: skip
 
 
 def plan_record(result: HarvestResult) -> dict[str, Any]:
@@ -471,7 +474,7 @@ def _load_harvest(folder: Path) -> HarvestResult:
     p = rec["plan"]
     plan = HarvestPlan(domains=tuple(p["domains"]), strategies=tuple(p["strategies"]),
                        webs=tuple(p["webs"]), out=folder,
-                       **{k: p[k] for k in _SAME_IN_PARTS})  # fmt: skip
+                       **{k: p[k] for k in _SAME_IN_PARTS if k in p})  # fmt: skip
     keys = ["web", "strategy", "domain", "repeat"]
     by_run = dict(iter(curves.groupby(keys, sort=False)))
     runs = [

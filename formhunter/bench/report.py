@@ -385,7 +385,8 @@ def harvest_markdown(result: HarvestResult, plots: Sequence[Path] = ()) -> str:
         f"{plan.repeats} repeat(s) with {plan.seeds_per_domain} seeds per domain "
         "(same seeds for every strategy of a repeat); proxy on loopback, no politeness delay, "
         f"concurrency {plan.concurrency}; learning threshold "
-        f"{plan.learning_threshold or 'as in the settings'}. "
+        f"{plan.learning_threshold or 'as in the settings'}"
+        f"{f'; settings file {plan.config}' if plan.config else ''}. "
         f"Total {result.seconds / 60:.1f} min."
         + (" **Interrupted: partial results.**" if result.interrupted else "")
         + (f" Merged from parts run apart; {result.replaced} runs of earlier parts were "

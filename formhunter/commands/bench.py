@@ -47,7 +47,7 @@ def cmd_harvest(args: argparse.Namespace) -> int:
         cache_dir=None if args.no_cache else Path(args.cache or default_cache_dir()),
         concurrency=args.concurrency, slow_delay=args.slow_delay,
         keep_catalogues=args.keep_catalogues, learning_threshold=args.learning_threshold,
-        webs=args.webs or (),
+        config=_settings_file(args.config), webs=args.webs or (),
         references=() if args.no_references else ("keyword", "random"),
     )  # fmt: skip
     return _harvest_report(run_harvest(plan, progress=not args.quiet and sys.stderr.isatty()), out)
@@ -111,6 +111,17 @@ def cmd_cluster(args: argparse.Namespace) -> int:
     print(format_figures(fig))
     print(f"\nreport: {write(fig, out)}")
     return 0
+
+
+def _settings_file(path: str) -> str:
+    """``--config``: the settings file's absolute path, read once now so that a wrong
+    file or key is a usage error before any crawl ("" without one)."""
+    if not path:
+        return ""
+    from formhunter.config import load_settings
+
+    load_settings(path)
+    return str(Path(path).resolve())
 
 
 def _sizes(text: str) -> list[int]:
@@ -228,6 +239,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     h.add_argument("--learning-threshold", type=_positive, default=0, metavar="N",
                    help="new relevant forms before a learning iteration (default: the "
                    "settings' default)")  # fmt: skip
+    h.add_argument("--config", metavar="FILE", default="",
+                   help="a settings file (TOML) for every crawl, e.g. [stopping] extend_pages "
+                   "= 100; the benchmark's own fetch settings and budget stay")  # fmt: skip
     h.add_argument("--no-cache", action="store_true", help="rebuild the truth graph")
     h.add_argument(
         "--keep-catalogues",

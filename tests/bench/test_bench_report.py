@@ -216,3 +216,21 @@ def test_an_interrupt_between_crawls_keeps_the_finished_runs(
     result = run_harvest(plan, progress=False, say=lambda s: None)
     assert result.interrupted and [r.strategy for r in result.runs] == ["omniscient", "baseline"]
     assert "Interrupted: partial results" in write_harvest(result, tmp_path)["report"].read_text()
+
+
+def test_a_settings_file_reaches_every_crawl(capsys: pytest.CaptureFixture[str],
+                                             tmp_path: Path) -> None:  # fmt: skip
+    """``bench harvest --config``: the file's settings under the bench's own fetch
+    settings and budget; a wrong key is a usage error before any crawl."""
+    from formhunter.bench.harvest import bench_settings
+
+    cfg = tmp_path / "extend.toml"
+    cfg.write_text("[stopping]\nextend_pages = 100\n[frontier]\nreserve_by_level = false\n"
+                   "[fetch]\nmin_delay = 3.0\n")  # fmt: skip
+    s = bench_settings("music", "ache", 500, tmp_path / "c.duckdb", None, 8, 0, config=str(cfg))
+    assert s.stopping.extend_pages == 100 and s.frontier.reserve_by_level is False
+    assert s.fetch.min_delay == 0.0 and s.crawl.max_pages == 500
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[stopping]\nextend = 1\n")
+    assert main(["bench", "harvest", "--config", str(bad), "--out", str(tmp_path / "r")]) == 2
+    assert "extend" in capsys.readouterr().err and not (tmp_path / "r").exists()
