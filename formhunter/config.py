@@ -128,11 +128,11 @@ class FrontierSettings:
     max_links_per_page: int = 1000
     follow_nofollow: bool = False
     reserve: bool = True
-    # A model learned from a dozen paths can put footer and legal-page words on its path
-    # levels; the off-topic links it then queues took 1,400-1,900 of 5,000 pages on music
-    # (webs 21-24). Off alone changed little (hotel 97 against 102 on web 21); see
-    # ``StoppingSettings.extend_pages`` for the pair that helps sparse domains.
-    reserve_by_level: bool = True
+    # Off (issue 17): a model learned from a dozen paths can put footer and legal-page
+    # words on its path levels, and the off-topic links it then queued took 1,400-1,900
+    # of 5,000 pages on music (webs 21-24); with [stopping] extend_pages the budget stays
+    # on the domain's sites (30-50 off-topic pages).
+    reserve_by_level: bool = False
 
     def __post_init__(self) -> None:
         for name in ("levels", "refill_per_level", "rerank_batch", "max_url_length",
@@ -161,15 +161,13 @@ class StoppingSettings:
     max_forms_per_site: int = 10
     max_relevant_forms_per_site: int = 0
     max_pages_without_form: int = 0
-    # Off by default: it trades dense domains for sparse ones (issue 17). With it on and
-    # reserve_by_level off, ache on music (unseen webs 21-24, 5,000 pages) found 83 of
-    # the webs' 95 relevant forms against 71-74 with the defaults; on the benchmark's webs
-    # 11-13 all 67 (omniscient 67). But hotel fell from 102/99 to 85/80 on webs 21/22 and
-    # to 0.86-0.87 of omniscient on webs 11-12: there the reserve leads to new hotel sites,
-    # and the extra pages go deeper into sites whose forms were found. Set
-    # `extend_pages = 100` with `[frontier] reserve_by_level = false` for a domain of a
-    # few large database sites.
-    extend_pages: int = 0
+    # Issue 17: on unseen webs, the forms ache missed sat on sites it had left at 100
+    # pages (database sites of 300-650 pages, forms 2-4 links deep), while the rest of
+    # the budget went to off-topic pages. Music, webs 21-24, 5,000 pages: 71 of the webs'
+    # 95 relevant forms with neither, 80 with this and reserve_by_level off; hotel on
+    # webs 21/22 102/99 -> 98/91 (extending before opening the reserve: 85/80). Benchmark
+    # (webs 11-15, all eight domains) in docs/bench/issue17/final/.
+    extend_pages: int = 100
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
