@@ -237,9 +237,9 @@ class CrawlFrontier(Protocol):
         """Queue the reserve, ranked by ``scorer``; returns how many were queued."""
         ...
 
-    def reopen_sites(self, sites: Sequence[str], reason: str, scorer: LinkScorer) -> int:
-        """Queue again the links of ``sites`` skipped for ``reason``, ranked by ``scorer``;
-        returns how many were queued."""
+    def reopen_sites(self, sites: Sequence[str], reason: str) -> int:
+        """Queue again the links of ``sites`` skipped for ``reason`` (to be ranked by the
+        next ``rerank`` or ``open_reserve``); returns how many were queued."""
         ...
 
     def rerank(self, scorer: LinkScorer, promote_below: int = 0) -> int:

@@ -287,9 +287,10 @@ class Pipeline:
             if entry is None and self.frontier.dry:
                 extended = self.extend_sites()
                 if self.frontier.n_reserve:
-                    self.open_reserve()
-                if extended or not self.frontier.dry:
-                    entry = self.frontier.next(now)
+                    self.open_reserve()  # re-scores every queued link, the reopened too
+                elif extended:
+                    self._rerank(self.components.scorer)
+                entry = self.frontier.next(now)
             if entry is None or not self.strategy.site_limits:
                 return entry
             reason = self.budget.reason(entry.site)
@@ -299,23 +300,21 @@ class Pipeline:
             self.stats.skipped[reason] += 1
 
     def extend_sites(self) -> bool:
-        """Raise the per-site page limit (``SiteBudget.extend``) and queue again the
-        links of the sites it reopens; whether any link was queued."""
-        if not self.strategy.site_limits:
+        """Raise the per-site page limit (``SiteBudget.extend``) and queue again, not yet
+        re-scored, the links of the sites it reopens; whether any link was queued."""
+        sites = self.budget.extend() if self.strategy.site_limits else []
+        if not sites:
             return False
-        while sites := self.budget.extend():
-            self.stats.sites_extended += 1
-            try:
-                n = self.frontier.reopen_sites(sites, "site-pages", self.components.scorer)
-            except Exception:
-                self.fault("extend")
-                return False
-            if n:
-                log.info("frontier dry: page limit %d, %d links of %d sites queued again",
-                         self.settings.stopping.max_pages_per_site + self.budget.extra_pages,
-                         n, len(sites))  # fmt: skip
-                return True
-        return False
+        self.stats.sites_extended += 1
+        try:
+            n = self.frontier.reopen_sites(sites, "site-pages")
+        except Exception:
+            self.fault("extend")
+            return False
+        log.info("frontier dry: page limit %d, %d links of %d sites queued again",
+                 self.settings.stopping.max_pages_per_site + self.budget.extra_pages,
+                 n, len(sites))  # fmt: skip
+        return n > 0
 
     def open_reserve(self) -> None:
         """Queue the links kept in reserve, ranked by the current scorer."""
@@ -350,8 +349,11 @@ class Pipeline:
         """Score with ``scorer`` from now on; re-rank the frontier if settings say so."""
         self.components.scorer = scorer
         self.stats.learning_iterations += 1
-        if not self.settings.learning.rerank:
-            return
+        if self.settings.learning.rerank:
+            self._rerank(scorer)
+
+    def _rerank(self, scorer: LinkScorer) -> None:
+        """Re-score the queued links with ``scorer`` (a fault is recorded, not raised)."""
         try:
             n = self.frontier.rerank(scorer, self._promote_below(scorer))
         except Exception:

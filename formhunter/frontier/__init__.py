@@ -230,14 +230,12 @@ class Frontier:
     def n_reserve(self) -> int:
         return self.store.n_reserve
 
-    def reopen_sites(self, sites: Sequence[str], reason: str, scorer: LinkScorer) -> int:
-        """Links of ``sites`` skipped for ``reason`` become queued, re-scored by
-        ``scorer`` (a commit first); returns how many. Call when the frontier is ``dry``."""
+    def reopen_sites(self, sites: Sequence[str], reason: str) -> int:
+        """Links of ``sites`` skipped for ``reason`` become queued (a commit first), with
+        their old scores until the next ``rerank``; returns how many. Call when the
+        frontier is ``dry``."""
         self.commit()
-        n = self.store.requeue_skipped(sites, reason)
-        if n:
-            self.rerank(scorer)
-        return n
+        return self.store.requeue_skipped(sites, reason)
 
     def open_reserve(self, scorer: LinkScorer) -> int:
         """The links in reserve become queued, re-scored by ``scorer`` (a commit first);

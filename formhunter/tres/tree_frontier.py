@@ -484,7 +484,7 @@ class TreeFrontier:
     def open_reserve(self, scorer: LinkScorer) -> int:
         return 0
 
-    def reopen_sites(self, sites: Sequence[str], reason: str, scorer: LinkScorer) -> int:
+    def reopen_sites(self, sites: Sequence[str], reason: str) -> int:
         """None: skipped links are only persisted here, never put back in the tree (a
         reopened site's links found from now on are taken)."""
         return 0
