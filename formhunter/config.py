@@ -165,7 +165,7 @@ class StoppingSettings:
     # pages (database sites of 300-650 pages, forms 2-4 links deep), while the rest of
     # the budget went to off-topic pages. Music, webs 21-24, 5,000 pages: 71 of the webs'
     # 95 relevant forms with neither, 80 with this and reserve_by_level off; hotel on
-    # webs 21/22 102/99 -> 98/91 (extending before opening the reserve: 85/80). Benchmark
+    # webs 21/22 102/99 -> 98/90 (extending before opening the reserve: 85/80). Benchmark
     # (webs 11-15, all eight domains) in docs/bench/issue17/final/.
     extend_pages: int = 100
 
