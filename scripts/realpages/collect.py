@@ -1,0 +1,269 @@
+"""Build domains/*/pages_real.jsonl: real pages, labelled by topic, with provenance.
+
+Pure local reading, no network: pages come from the formasaurus package as
+installed and from git snapshots of public repositories (bare git directories,
+``git show COMMIT:PATH``). Each page is parsed by formhunter's own parser
+(``formhunter.parse.parse_page``), so the record holds the title and visible text
+exactly as a crawl would see them (text capped at ``TEXT_CAP`` characters) and the
+first ``MAX_ANCHORS`` outlink anchors.
+
+    collect.py build [SPECDIR] [DOMAINS]   # rewrite every pages_real.jsonl from specs/*.tsv
+
+A spec row (tab-separated, ``#`` starts a comment line): source name (``SOURCES``),
+path inside the source, label (a domain folder name or ``offtopic``), kind
+(``home``, ``detail``, ``listing``, ``search``, ``article``, ``account``, ``other``),
+url (empty: the source's index, else the page's canonical/og:url/<base>), note.
+Mirrors are looked up under $MIRRORS (default /work/.mirror, as the search tool's
+``fetch`` leaves them); a source's commit is pinned in ``SOURCES`` and read at
+that commit, so the records rebuild byte for byte.
+"""
+
+from __future__ import annotations
+
+import csv
+import glob
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import lxml.html
+
+from formhunter.exceptions import ParseError
+from formhunter.model import Page
+from formhunter.parse import parse_page
+
+TEXT_CAP = 20_000
+MAX_ANCHORS = 80
+MIN_TEXT = 200  # a page with less visible text than this (a script shell) is left out
+MIRRORS = Path(os.environ.get("MIRRORS", "/work/.mirror"))
+HERE = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where pages come from. ``kind`` "package" (``root`` a folder of the installed
+    package) or "repo" (``name`` owner/repo, read at ``commit``)."""
+
+    kind: str
+    name: str
+    version_or_commit: str
+    licence: str
+    pattern: str  # regex over paths inside the source
+
+    def gitdir(self) -> Path:
+        base = MIRRORS / self.name.replace("/", "+") / "repo"
+        return base / ".git" if (base / ".git").is_dir() else base
+
+
+def _formasaurus_root() -> Path:
+    import formasaurus
+
+    return Path(formasaurus.__file__).parent / "data"
+
+
+def _repo(name: str, commit: str, licence: str, pattern: str = r"$^") -> Source:
+    return Source("repo", name, commit, licence, pattern)
+
+
+SOURCES: dict[str, Source] = {
+    "formasaurus": Source("package", "formasaurus", "0.10.0", "MIT", r"^html/\d+\.html$"),
+    "autopager": _repo("TeamHG-Memex/autopager", "990e480bee9f780088db05e7586b2b84e255abeb",
+                       "MIT", r"^autopager/data/html/\d+\.html$"),
+    "page-compare": _repo("TeamHG-Memex/page-compare", "f4e4d775c20bbffc59489fc81bf6f75ff6811a21",
+                          "none stated", r"^data/[\w.-]+\.html$"),
+    "webstruct": _repo("scrapinghub/webstruct", "17c8254898368ead7448a9145e98a125f8891558",
+                       "MIT", r"^webstruct_data/corpus/[\w]+/source/[\w.-]+\.html$"),
+    "webpager": _repo("scrapinghub/webpager", "d7b8f5b5af685e95370d02ed4d7dcee395599c0c",
+                      "none stated", r"^corpus/source/\d+\.html$"),
+    "recipe-scrapers": _repo("hhursev/recipe-scrapers",
+                             "d08ddd0240ee0ff73dd9d705e43077a821944716", "MIT"),
+    "newspaper": _repo("codelucas/newspaper", "1618b547f31c2d1fd19ae3b6afd8f7542dd02074", "MIT"),
+    "goose3": _repo("goose3/goose3", "c5a8902eed0c4592a1ff5ec51a0277cf73a3aca7", "Apache-2.0"),
+    "a11y-mutation": _repo("anmol21ten/Accessibility-Mutation-Testing",
+                           "4e8323b949798e5a21c5df413a0c8cadfa6ae689", "none stated"),
+    "ddg-autofill": _repo("duckduckgo/duckduckgo-autofill",
+                          "af4a88bda37c6f8cde71c0a47d4e67bc42cfb7ed", "Apache-2.0"),
+    "miniwob": _repo("Farama-Foundation/miniwob-plusplus",
+                     "3f461ffcca7cecd2e84f603c6908ea16a0dfbc0c", "MIT"),
+    "mp3streamer": _repo("GalLalouche/Mp3Streamer", "5f7be647107efb8456f9d11ee426e9d0b52d1b94",
+                         "none stated"),
+    "beets": _repo("beetbox/beets", "07f39c5204997a356fd98b7e88ba9b185efb2e66", "MIT"),
+    "opacclient": _repo("opacapp/opacclient", "8aa4a726508a174e177e1a38b94978d3e24f9e0c", "MIT"),
+    "goodreads-scraper": _repo("YashTotale/goodreads-user-scraper",
+                               "b355c9242c94e7d8ff5e93a10c90b13253d3a510", "MIT"),
+    "csfd": _repo("bartholomej/node-csfd-api", "8fe98f887e5e95b63ab9f05606400a94e589e81a", "MIT"),
+    "letterrestd": _repo("drewstinnett/letterrestd", "449428d8751c080bf3f54b0d327c13eeef794a67",
+                         "none stated"),
+    "picturehouse": _repo("andycroll/picturehouse_uk", "cd4611ed08a2d03b73d1d815df977324079a27d1",
+                          "AGPL-3.0"),
+    "cine-medallo": _repo("gyarra/cine_medallo_2", "b1cd27a90fb398b77ba83ad07a3cd0cf4f44798d",
+                          "none stated"),
+    "cinema-il": _repo("dividded/cinema", "50eed9a85dba216df1f85559d2fa473698d70103", "MIT"),
+    "movie-web-scraper": _repo("hugomilosz/movie-web-scraper",
+                               "365c6005d8c25ef693593d8292aaa1d6ccbfea08", "MIT"),
+    "belbios": _repo("koenpunt/belbios-scraper", "4a8b19da81b0cd1e46a8b6d7b2f42fcc4442b102", "MIT"),
+    "can-haz-poster": _repo("RKushnir/can_haz_poster", "3b7c0dd7803dce0afe1ec42dfc389780ba3607e8",
+                            "MIT"),
+    "devry": _repo("recruitmilitary/devry", "0411a5854fbf57cd72a275c6a7bebbf1accb6c9a", "MIT"),
+    "wrigley": _repo("recruitmilitary/wrigley", "7079c7e299f508702efd4d9ae4525c1db93ff8e4", "MIT"),
+    "scrapely": _repo("scrapy/scrapely", "31b5881bed01a99be2b65b30b9c81ad65a517eaf",
+                      "BSD (setup.py)"),
+}
+
+
+def read(src: Source, path: str) -> bytes:
+    if src.kind == "package":
+        return (_formasaurus_root() / path).read_bytes()
+    out = subprocess.run(["git", "--git-dir", str(src.gitdir()), "show",
+                          f"{src.version_or_commit}:{path}"], capture_output=True, check=True)
+    raw = out.stdout
+    if path.endswith(".html.ts"):  # a test mock: the page is between the backticks
+        raw = raw[raw.index(b"`") + 1 : raw.rindex(b"`")]
+    return raw
+
+
+def list_paths(src: Source) -> list[str]:
+    rx = re.compile(src.pattern)
+    if src.kind == "package":
+        root = _formasaurus_root()
+        paths = [str(Path(p).relative_to(root)) for p in glob.glob(str(root / "**"),
+                                                                   recursive=True)]
+    else:
+        out = subprocess.run(["git", "--git-dir", str(src.gitdir()), "ls-tree", "-r",
+                              "--name-only", src.version_or_commit],
+                             capture_output=True, check=True, text=True)
+        paths = out.stdout.splitlines()
+    return sorted((p for p in paths if rx.search(p)), key=_natural)
+
+
+def _natural(p: str) -> list[Any]:
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", p)]
+
+
+def _index(src: Source) -> dict[str, str]:
+    """URL per path from the source's own index, where it has one."""
+    if src.name == "formasaurus":
+        idx = json.loads((_formasaurus_root() / "index.json").read_text())
+        return {k: v["url"] for k, v in idx.items()}
+    if src.name == "TeamHG-Memex/autopager":
+        rows = csv.DictReader(io.StringIO(read(src, "autopager/data/data.csv").decode()))
+        return {f"autopager/data/html/{r['File Name']}.html": r["Page URL"] for r in rows}
+    if src.name == "TeamHG-Memex/page-compare":
+        sites = json.loads(read(src, "sites.json"))
+        return {f"data/{k}-{i}.html": v for k, v in sites.items() for i in range(1, 10)}
+    return {}
+
+
+def _url_in_page(body: bytes) -> str:
+    """canonical, og:url or <base href> of the page, if any."""
+    try:
+        root = lxml.html.fromstring(body)
+    except (ValueError, lxml.etree.ParserError):
+        return ""
+    for xp in ('//link[@rel="canonical"]/@href', '//meta[@property="og:url"]/@content',
+               "//base/@href"):
+        found = [str(u) for u in root.xpath(xp) if str(u).startswith("http")]
+        if found:
+            return found[0]
+    return ""
+
+
+def iter_source(src: Source) -> Iterator[tuple[str, str]]:
+    """(path, url) of every page of the source; url "" when unknown."""
+    idx = _index(src)
+    for p in list_paths(src):
+        yield p, idx.get(p, "")
+
+
+def parse(src: Source, path: str, url: str = "") -> Page:
+    body = read(src, path)
+    if not url:
+        url = idx_url = _url_in_page(body)
+        if not idx_url:
+            raise ValueError(f"no URL known for {src.name}:{path}; give one in the spec")
+    if src.name not in ("formasaurus", "TeamHG-Memex/autopager"):
+        # the page's own canonical URL beats a site's home page (page-compare's
+        # sites.json, a spec's URL) where the page names one
+        url = _url_in_page(body) or url
+    return parse_page(url, body, extract_forms=False)
+
+
+def record(src: Source, path: str, url: str, label: str, kind: str, note: str) -> dict[str, Any]:
+    page = parse(src, path, url)
+    lang = ""
+    try:
+        lang = str((lxml.html.fromstring(read(src, path)).get("lang") or "")).split("-")[0]
+    except (ValueError, lxml.etree.ParserError):
+        pass
+    anchors = [a for a in (" ".join(ln.anchor.split())[:80] for ln in page.links) if a]
+    source: dict[str, str] = {"kind": src.kind}
+    if src.kind == "package":
+        source |= {"package": src.name, "path": f"formasaurus/data/{path}",
+                   "version": src.version_or_commit}
+    else:
+        source |= {"repo": src.name, "path": path, "commit": src.version_or_commit}
+    source["licence"] = src.licence
+    rec = {"site": page.site, "url": page.url, "title": page.title, "lang": lang.lower(),
+           "label": label, "kind": kind, "text": page.text[:TEXT_CAP],
+           "anchors": anchors[:MAX_ANCHORS], "real": True, "source": source}
+    if note:
+        rec["note"] = note
+    return rec
+
+
+def spec_rows(specdir: Path) -> Iterator[list[str]]:
+    for f in sorted(specdir.glob("*.tsv")):
+        for line in f.read_text().splitlines():
+            if line.strip() and not line.startswith("#"):
+                cells = line.split("\t")
+                yield (cells + [""] * 6)[:6]
+
+
+def build(specdir: Path, domains: Path) -> int:
+    out: dict[str, list[dict[str, Any]]] = {}
+    idx_cache: dict[str, dict[str, str]] = {}
+    off_sites: set[str] = set()
+    for name, path, label, kind, url, note in spec_rows(specdir):
+        src = SOURCES[name]
+        if name not in idx_cache:
+            idx_cache[name] = _index(src)
+        try:
+            rec = record(src, path, url or idx_cache[name].get(path, ""), label, kind, note)
+        except (ValueError, ParseError, subprocess.CalledProcessError) as exc:
+            print(f"skipped {name}:{path}: {exc}", file=sys.stderr)
+            continue
+        if len(rec["text"]) < MIN_TEXT:
+            print(f"skipped {name}:{path}: {len(rec['text'])} characters of text", file=sys.stderr)
+            continue
+        if label == "offtopic" and rec["site"] in off_sites:
+            continue  # one off-topic page per site: breadth over depth
+        if label == "offtopic":
+            off_sites.add(rec["site"])
+        out.setdefault(label, []).append(rec)
+    for label, recs in sorted(out.items()):
+        folder = domains / ("_offtopic" if label == "offtopic" else label)
+        with open(folder / "pages_real.jsonl", "w", encoding="utf-8") as fh:
+            for r in recs:
+                fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+        print(f"{label}: {len(recs)} pages, {len({r['site'] for r in recs})} sites")
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["build"]:
+        specdir = Path(argv[1]) if len(argv) > 1 else HERE / "specs"
+        domains = Path(argv[2]) if len(argv) > 2 else HERE.parent.parent / "domains"
+        return build(specdir, domains)
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
