@@ -2,8 +2,8 @@
 
 Schema (ARCHITECTURE.md §4, plus the extra columns listed in ``MIGRATIONS``):
 ``runs``, ``pages``, ``forms``, ``form_fields``, ``form_paths``, ``frontier``,
-``learning_iterations``, ``form_labels``, ``learner_state``, ``robots`` and
-``schema_version``. A form seen again on the same site in the same run is one form:
+``learning_iterations``, ``form_labels``, ``learner_state``, ``robots``, ``warc_files``
+and ``schema_version``. A form seen again on the same site in the same run is one form:
 (run_id, site, signature) is unique.
 
 Writing: one ``Catalogue`` object (the engine's) is the only writer. Rows are
@@ -32,6 +32,7 @@ from formhunter import killpoints
 from formhunter.exceptions import CatalogueError, SchemaVersionError, UsageError
 from formhunter.model import Form, Page, Verdict
 from formhunter.urls import strip_userinfo
+from formhunter.warc import WarcFile
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +87,11 @@ _V5 = [
         run_id INTEGER, origin VARCHAR, host VARCHAR, status INTEGER, body BLOB,
         final_url VARCHAR, fetched_at TIMESTAMP)""",
 ]
+_V6 = [
+    """CREATE TABLE IF NOT EXISTS warc_files(
+        run_id INTEGER, shard VARCHAR, file VARCHAR, bytes BIGINT, records BIGINT,
+        updated_at TIMESTAMP)""",
+]
 
 #: (version, note, statements). Append only; a new version migrates older files.
 MIGRATIONS: list[tuple[int, str, list[str]]] = [
@@ -95,6 +101,8 @@ MIGRATIONS: list[tuple[int, str, list[str]]] = [
     (4, "form_labels: users' labels of forms (verdict right or wrong, true domain)", _V4),
     (5, "learner_state: what each online learner learned, as of the last commit point; "
         "robots: the robots.txt answers a run fetched (a resumed run fetches none again)", _V5),
+    (6, "warc_files: each WARC file's committed length (crawl --warc; exactly-once on "
+        "resume)", _V6),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
@@ -496,6 +504,15 @@ class Catalogue:
         rows = self.con.execute(
             "SELECT learner, state FROM learner_state WHERE run_id = ?", [run_id]).fetchall()
         return {name: bytes(state) for name, state in rows}
+
+    def warc_files(self, run_id: int, shard: str = "") -> list[WarcFile]:
+        """The committed WARC files of run ``run_id`` (and cluster shard ``shard``)."""
+        if "warc_files" not in self._tables():
+            return []
+        rows = self.con.execute(
+            "SELECT file, bytes, records FROM warc_files WHERE run_id = ? AND shard = ?"
+            " ORDER BY file", [run_id, shard]).fetchall()  # fmt: skip
+        return [WarcFile(f, int(b), int(r)) for f, b, r in rows]
 
     def add_robots(self, run_id: int,
                    answers: Sequence[tuple[str, str, int, bytes, str, float]]) -> None:  # fmt: skip

@@ -1,7 +1,7 @@
 """Settings: one frozen object; defaults < TOML file (``--config``) < command-line flags.
 
 Sections (TOML tables of the same names): ``crawl``, ``fetch`` (``FetchSettings``),
-``frontier``, ``stopping``, ``learning``, ``render``, ``parse``, ``tres``. An unknown
+``frontier``, ``stopping``, ``learning``, ``render``, ``parse``, ``tres``, ``warc``. An unknown
 section or key, or a value of the wrong type, is a ``ConfigError`` naming it. Example::
 
     [crawl]
@@ -345,6 +345,20 @@ class ParseSettings:
 
 
 @dataclass(frozen=True)
+class WarcSettings:
+    """WARC files of the fetched responses (``formhunter.warc``). ``dir``: where to
+    write them ("" = no WARC; ``crawl --warc DIR``); ``max_file_mb``: a file is closed
+    and the next one started once it reaches this size (1 GB, as Heritrix)."""
+
+    dir: str = ""
+    max_file_mb: int = 1024
+
+    def __post_init__(self) -> None:
+        if self.max_file_mb < 1:
+            raise ConfigError("warc: max_file_mb must be at least 1")
+
+
+@dataclass(frozen=True)
 class Settings:
     """Every setting of a crawl (see the section classes)."""
 
@@ -356,6 +370,7 @@ class Settings:
     render: RenderSettings = field(default_factory=RenderSettings)
     parse: ParseSettings = field(default_factory=ParseSettings)
     tres: TresSettings = field(default_factory=TresSettings)
+    warc: WarcSettings = field(default_factory=WarcSettings)
 
     def to_dict(self) -> dict[str, dict[str, Any]]:
         """Plain data (tuples become lists), e.g. for ``runs.config``."""

@@ -40,6 +40,7 @@ from formhunter.pipeline import NOT_FETCHED, Fetched, Pipeline
 from formhunter.runtime import gc_tuned, stop_on_signals
 from formhunter.stats import STAGES, Clock, CrawlResult, CrawlStats, Timer, charge, clock
 from formhunter.strategies import Strategy, get_strategy
+from formhunter.warc import WarcSink
 
 __all__ = ["NOT_FETCHED", "STAGES", "CrawlResult", "CrawlStats", "Engine", "crawl"]
 
@@ -86,6 +87,7 @@ class Engine:
         self.parse_pool: ParsePool | None = None  # with crawl.parse_workers
         self.parser = TaskParser(settings.parse, self.stats)
         self._commit_clock: Clock = (0.0, 0.0)  # wall and CPU seconds spent in commits
+        self.warc: WarcSink | None = None  # with [warc] dir
 
     def listen(self, listener: Listener) -> None:
         self.listeners.append(listener)
@@ -157,6 +159,12 @@ class Engine:
         self.frontier, self.budget = self.pipeline.frontier, self.pipeline.budget
         if run is not None:
             self.fetcher.preload_robots(cat.robots(self.run_id))
+        if s.warc.dir:
+            self.warc = WarcSink(s.warc.dir, self.run_id, max_bytes=s.warc.max_file_mb << 20,
+                                 user_agent=s.fetch.user_agent)  # fmt: skip
+            self.warc.open(cat.warc_files(self.run_id))
+            cat.add_flusher(self.warc.flush)
+            self.components["warc"] = s.warc.dir
         self.components = self.pipeline.components.names()
         self.stats.started = time.monotonic()
         self.stats.cpu_started = time.process_time()
@@ -241,6 +249,10 @@ class Engine:
     def _process_ready(self) -> None:
         """Process the queued completed fetches as one batch (a failed task raises here)."""
         ready, self._ready = self._ready, []
+        if self.warc is not None:
+            for _, task in ready:
+                r = task.result()[0]
+                self.warc.add(r.url, r.final_url, r.status, r.headers, r.body)
         result = self.pipeline.process([Fetched(entry, *task.result()) for entry, task in ready])
         if result.new_scorer is not None:
             self.swap_scorer(result.new_scorer)

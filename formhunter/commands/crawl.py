@@ -63,6 +63,9 @@ def add_crawl_flags(p: argparse.ArgumentParser) -> None:
                    help="do not obey robots.txt (only for webs you own)")
     p.add_argument("--max-seconds", type=float, metavar="S", help="stop after S seconds")
     p.add_argument("--random-state", type=int, metavar="N", help="seed of random choices")
+    p.add_argument("--warc", metavar="DIR",
+                   help="write the fetched responses and their requests as WARC/1.1 files "
+                   "in DIR ([warc] dir)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress output")
 
 
@@ -77,6 +80,7 @@ def overrides(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
                   "concurrency": g("concurrency"), "min_delay": g("min_delay"),
                   "obey_robots": False if g("no_robots") else None},
         "render": {"mode": g("render")},
+        "warc": {"dir": g("warc")},
     }  # fmt: skip
 
 

@@ -2,9 +2,11 @@
 
 Judges many saved pages in one process: the models are loaded once, and pages
 are parsed the way the crawler parses them and judged in batches. A folder
-stands for the ``*.html``/``*.htm`` files under it (recursively, sorted). One
-JSON line per form, in file order and then document order: file, form_index,
-action, method, searchable, searchable_score, domain, domain_score, relevant.
+stands for the ``*.html``/``*.htm`` files and the WARC files (``*.warc``,
+``*.warc.gz``, as ``crawl --warc`` writes them) under it (recursively, sorted); a
+WARC file stands for its HTML responses, each with its own URL. One JSON line per
+form, in file order and then document order: file, url, form_index, action,
+method, searchable, searchable_score, domain, domain_score, relevant.
 Without ``--domain`` no form is relevant (there is no target), the other fields
 are filled as usual. ``--url`` is the URL of every page given (it resolves
 relative actions, and its host is part of the domain model's site context);
@@ -34,26 +36,45 @@ from formhunter.model import Page
 BATCH = 64
 #: fewest pages worth starting worker processes for
 PARALLEL_FROM = 32
-_SUFFIXES = (".html", ".htm")
+_SUFFIXES = (".html", ".htm", ".warc", ".warc.gz")
+#: bytes of a WARC record's body that are parsed (the crawler's own default cap)
+WARC_BODY_BYTES = 10_000_000
+
+#: one page to judge: (file, its URL or None for the file's URI, its body or None to
+#: read the file)
+Job = tuple[Path, str | None, bytes | None]
 
 
 def page_files(paths: Sequence[str | Path]) -> Iterator[Path]:
-    """Each path as given, a folder as its HTML files (recursively, sorted)."""
+    """Each path as given, a folder as its HTML and WARC files (recursively, sorted)."""
     for p in map(Path, paths):
         if p.is_dir():
-            yield from sorted(f for f in p.rglob("*") if f.suffix.lower() in _SUFFIXES
+            yield from sorted(f for f in p.rglob("*") if f.name.lower().endswith(_SUFFIXES)
                               and f.is_file())  # fmt: skip
         else:
             yield p
 
 
-def _parse(path: Path, url: str | None) -> Page:
+def page_jobs(files: Iterable[Path], url: str | None) -> Iterator[Job]:
+    """One job per HTML file, one per HTML response of each WARC file (streamed)."""
+    from formhunter.warc import is_warc, read_pages
+
+    for f in files:
+        if is_warc(f):
+            for p in read_pages(f, max_bytes=WARC_BODY_BYTES):
+                yield f, p.url, p.body
+        else:
+            yield f, url, None
+
+
+def _parse(path: Path, url: str | None, body: bytes | None = None) -> Page:
     from formhunter.parse import parse_page
 
-    try:
-        body = path.read_bytes()
-    except OSError as exc:
-        raise ParseError(f"cannot read: {exc.strerror or exc}") from None
+    if body is None:
+        try:
+            body = path.read_bytes()
+        except OSError as exc:
+            raise ParseError(f"cannot read: {exc.strerror or exc}") from None
     try:
         return parse_page(url or path.resolve().as_uri(), body)
     except ParseError:
@@ -62,11 +83,11 @@ def _parse(path: Path, url: str | None) -> Page:
         raise ParseError(f"cannot parse: {type(exc).__name__}: {exc}") from None
 
 
-def parse_one(job: tuple[Path, str | None]) -> tuple[Path, Page | str]:
+def parse_one(job: Job) -> tuple[Path, Page | str]:
     """(path, the page slimmed to what the critic reads) or (path, error message)."""
-    path, url = job
+    path, url, body = job
     try:
-        page = _parse(path, url)
+        page = _parse(path, url, body)
     except ParseError as exc:
         return path, str(exc)
     page.links, page.leaves, page.text = [], [], ""  # not judged; costly to pickle
@@ -79,7 +100,7 @@ def parsed_pages(
 ) -> Iterator[Iterator[tuple[Path, Page | str]]]:
     """``parse_one`` of each file, in order; with ``jobs`` > 1 in worker processes,
     which start parsing on entry."""
-    todo = ((f, url) for f in files)
+    todo = page_jobs(files, url)
     if jobs <= 1:
         yield map(parse_one, todo)
         return
@@ -112,6 +133,7 @@ def judge_files(
                 for form, v in zip(page.forms, page_verdicts, strict=True):
                     yield {
                         "file": str(path),
+                        "url": page.url,
                         "form_index": form.index,
                         "action": form.action,
                         "method": form.method,
@@ -146,7 +168,8 @@ def make_critic(args: argparse.Namespace) -> Any:
 def run(args: argparse.Namespace) -> int:
     files = list(page_files(args.pages))
     if not files:
-        raise UsageError(f"no HTML files (*.html, *.htm) in {', '.join(args.pages)}")
+        raise UsageError(f"no HTML or WARC files (*.html, *.htm, *.warc, *.warc.gz) in "
+                         f"{', '.join(args.pages)}")
     jobs = args.jobs or (min(os.cpu_count() or 1, 4) if len(files) >= PARALLEL_FROM else 1)
     failed = 0
     out = sys.stdout
@@ -166,7 +189,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("pages", nargs="+", metavar="FILE|DIR", help="saved HTML pages or folders")
+    p.add_argument("pages", nargs="+", metavar="FILE|DIR",
+                   help="saved HTML pages, WARC files or folders")
     p.add_argument("--url", help="the pages' URL (resolves relative actions; site context)")
     p.add_argument("--domain", help="target domain: relevant = searchable and of this domain")
     p.add_argument("--critic", default="default", choices=["default", "heuristic"],
