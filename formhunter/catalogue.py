@@ -353,6 +353,7 @@ class Catalogue:
     def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
         self.path = Path(path)
         self.read_only = read_only
+        self.snapshot_of: Path | None = None  # set by ``open_for_reading``
         if read_only and not self.path.exists():
             raise CatalogueError(f"no catalogue at {self.path}")
         if self.path.exists() and self.path.is_dir():
@@ -748,6 +749,69 @@ def write_learner_states(con: duckdb.DuckDBPyConnection, run_id: int, at_page: i
     if states:
         con.executemany("INSERT INTO learner_state VALUES (?, ?, ?, ?, ?)",
                         [(run_id, name, at_page, now(), state) for name, state in states])
+
+
+#: tables a snapshot copies empty: the crawl's own working state, not what readers show
+_SNAPSHOT_EMPTY = ("frontier", "learner_state", "robots")
+
+
+def snapshot_path(path: str | Path) -> Path:
+    """Where the crawl writing ``path`` keeps its read snapshot (``Catalogue.snapshot``)."""
+    p = Path(path)
+    return p.with_name(p.name + ".snapshot")
+
+
+def write_snapshot(con: duckdb.DuckDBPyConnection, path: str | Path) -> float:
+    """Copy the catalogue behind ``con`` to ``snapshot_path(path)`` (atomically replaced;
+    the frontier, learner states and robots.txt answers copied empty), for readers
+    while a crawl holds the file's write lock. Returns the seconds it took."""
+    import os
+    import time
+
+    t0 = time.perf_counter()
+    final = snapshot_path(path)
+    tmp = final.with_name(f"{final.name}.tmp{os.getpid()}")
+    for p in (tmp, tmp.with_name(tmp.name + ".wal")):
+        p.unlink(missing_ok=True)
+    db = con.execute("SELECT current_database()").fetchall()[0][0]
+    tables = [r[0] for r in con.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'"
+        " AND table_catalog = ? AND table_type = 'BASE TABLE' ORDER BY table_name",
+        [db]).fetchall()]  # fmt: skip
+    views = [r[0] for r in con.execute(
+        "SELECT sql FROM duckdb_views() WHERE NOT internal AND database_name = ?"
+        " AND schema_name = 'main'", [db]).fetchall()]  # fmt: skip
+    con.execute(f"ATTACH '{tmp.as_posix().replace(chr(39), chr(39) * 2)}' AS fh_snapshot")
+    try:
+        for t in tables:
+            limit = " LIMIT 0" if t in _SNAPSHOT_EMPTY else ""
+            con.execute(f'CREATE TABLE fh_snapshot."{t}" AS SELECT * FROM "{db}".main."{t}"'
+                        f"{limit}")  # fmt: skip
+        con.execute("USE fh_snapshot")
+        try:
+            for sql in views:
+                con.execute(sql)
+        finally:
+            con.execute(f'USE "{db}"')
+    finally:
+        con.execute("DETACH fh_snapshot")
+    os.replace(tmp, final)
+    return time.perf_counter() - t0
+
+
+def open_for_reading(path: str | Path) -> Catalogue:
+    """``Catalogue(path, read_only=True)``; while a crawl holds the file's write lock,
+    the snapshot it keeps fresh (``write_snapshot``) instead, with ``snapshot_of`` set
+    to ``path``."""
+    try:
+        return Catalogue(path, read_only=True)
+    except CatalogueError as exc:
+        snap = snapshot_path(path)
+        if "in use" not in str(exc) or not snap.is_file():
+            raise
+    cat = Catalogue(snap, read_only=True)
+    cat.snapshot_of = Path(path)
+    return cat
 
 
 def migrate(con: duckdb.DuckDBPyConnection, upto: int) -> None:

@@ -34,7 +34,11 @@ class CrawlSettings:
     ``critic``/``page_classifier``/``scorer``: registry names; "" means the
     strategy's choice. ``commit_every_pages``/``commit_every_seconds``: a commit
     point (everything written, one transaction) after so many pages or seconds,
-    whichever comes first. ``max_in_flight``: fetches in flight (0 = the fetch
+    whichever comes first. ``snapshot_every_seconds``: at a commit point at least this
+    long after the last one, the catalogue is copied to ``<db>.snapshot`` (without the
+    frontier), which ``forms``, ``runs``, ``learning``, ``serve`` and ``train`` read while
+    the crawl holds the file (DuckDB allows one process per file); 0 = no snapshot; the
+    snapshot is removed when the crawl ends. ``max_in_flight``: fetches in flight (0 = the fetch
     concurrency). ``max_seconds``: stop after this wall time (0 = no limit).
     ``random_state`` seeds every random choice of the crawl.
     ``models_dir``: where models are loaded from; "" means the user model directory
@@ -70,6 +74,7 @@ class CrawlSettings:
     random_state: int = 0
     commit_every_pages: int = 500
     commit_every_seconds: float = 10.0
+    snapshot_every_seconds: float = 10.0
     max_in_flight: int = 0
     max_seconds: float = 0.0
     batch_pages: int = 64
@@ -81,6 +86,8 @@ class CrawlSettings:
             raise ConfigError("crawl: max_pages must be at least 1")
         if self.commit_every_pages < 1 or self.commit_every_seconds <= 0:
             raise ConfigError("crawl: commit_every_pages/commit_every_seconds must be positive")
+        if self.snapshot_every_seconds < 0:
+            raise ConfigError("crawl: snapshot_every_seconds must not be negative (0: off)")
         if self.max_in_flight < 0 or self.max_seconds < 0:
             raise ConfigError("crawl: max_in_flight and max_seconds must not be negative")
         if not 0 <= self.parse_workers <= 64:

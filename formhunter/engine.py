@@ -26,8 +26,10 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+import duckdb
+
 from formhunter import killpoints
-from formhunter.catalogue import Catalogue
+from formhunter.catalogue import Catalogue, snapshot_path, write_snapshot
 from formhunter.catalogue import now as utc_now
 from formhunter.config import Settings
 from formhunter.fetch import Fetcher, FetchResult
@@ -88,6 +90,7 @@ class Engine:
         self.parser = TaskParser(settings.parse, self.stats)
         self._commit_clock: Clock = (0.0, 0.0)  # wall and CPU seconds spent in commits
         self.warc: WarcSink | None = None  # with [warc] dir
+        self._last_snapshot = 0.0
 
     def listen(self, listener: Listener) -> None:
         self.listeners.append(listener)
@@ -318,10 +321,23 @@ class Engine:
                 errors=dict(st.errors), counters=st.to_dict(), stage_seconds=dict(st.stage),
             )  # fmt: skip
             self.catalogue.commit()
+            every = self.settings.crawl.snapshot_every_seconds
+            if every and time.monotonic() - self._last_snapshot >= every:
+                self._snapshot()
         w, c = self._commit_clock
         self._commit_clock = (w + time.perf_counter() - t0[0], c + time.thread_time() - t0[1])
         self._last_commit = (self.stats.pages, time.monotonic())
         self._emit("commit")
+
+    def _snapshot(self) -> None:
+        """Refresh the read snapshot (``catalogue.write_snapshot``); a failure is logged
+        and counted, never the crawl's end."""
+        try:
+            write_snapshot(self.catalogue.con, self.catalogue.path)
+        except (OSError, duckdb.Error) as exc:
+            log.warning("the catalogue's read snapshot was not written: %s", exc)
+            self.stats.errors["snapshot"] += 1
+        self._last_snapshot = time.monotonic()
 
     def _finish(self, reason: str) -> None:
         self.pipeline.finish()  # learners save what they learnt (a failure is a fault)
@@ -329,6 +345,8 @@ class Engine:
         self.catalogue.update_run(self.run_id, status=status, end_reason=reason,
                                   finished_at=utc_now())  # fmt: skip
         self.commit()
+        if self.settings.crawl.snapshot_every_seconds:  # the file itself is readable now
+            snapshot_path(self.catalogue.path).unlink(missing_ok=True)
         self.stats.ended = (time.monotonic(), time.process_time())
         self._emit("end")
 

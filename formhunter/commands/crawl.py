@@ -88,7 +88,8 @@ def run_crawl(settings: Settings, *, seeds: list[str], resume: bool, quiet: bool
               fetcher: Any = None, ui: tuple[str, int] | None = None,
               ) -> tuple[CrawlResult, dict[str, Any]]:  # fmt: skip
     """Open the catalogue, crawl with a progress display, return (result, stats).
-    ``ui``: (host, port) to serve the web page on while crawling."""
+    ``ui``: (host, port) to serve the web page on while crawling; the summary is then
+    printed when the crawl ends, and the page stays up until Ctrl-C (or SIGTERM)."""
     with Catalogue(settings.crawl.db) as cat:
         engine = Engine(settings, cat, seeds=seeds, resume=resume, fetcher=fetcher)
         with CrawlProgress(settings.crawl.max_pages, live=False if quiet else None) as progress:
@@ -97,14 +98,17 @@ def run_crawl(settings: Settings, *, seeds: list[str], resume: bool, quiet: bool
             if ui is None:
                 result = asyncio.run(engine.run())
             else:
-                result = asyncio.run(crawl_with_ui(engine, cat, settings, ui))
+                result = asyncio.run(crawl_with_ui(engine, cat, settings, ui, progress))
         return result, cat.stats(result.run_id)
 
 
 async def crawl_with_ui(engine: Engine, cat: Catalogue, settings: Settings,
-                        ui: tuple[str, int]) -> CrawlResult:  # fmt: skip
+                        ui: tuple[str, int], progress: CrawlProgress) -> CrawlResult:  # fmt: skip
     """``engine.run()`` with the web page served on the same event loop, from the
-    crawl's own catalogue connection (``formhunter.web.SharedStore``)."""
+    crawl's own catalogue connection (``formhunter.web.SharedStore``). When the crawl
+    ends (unless interrupted), its summary is printed and the page goes on serving
+    the end state until Ctrl-C or SIGTERM."""
+    from formhunter.runtime import stop_on_signals
     from formhunter.web import SharedStore, WebSettings, start_ui
     from formhunter.web.live import LiveRun
 
@@ -115,7 +119,16 @@ async def crawl_with_ui(engine: Engine, cat: Catalogue, settings: Settings,
     runner, url = await start_ui(web, *ui)
     print(f"web page of this crawl: {url}", file=sys.stderr, flush=True)
     try:
-        return await engine.run()
+        result = await engine.run()
+        if result.reason != "interrupted":
+            progress.__exit__(None, None, None)  # stop a live bar before the summary
+            print(summary(result, settings), flush=True)
+            print(f"the crawl has ended; its web page stays at {url} until Ctrl-C",
+                  file=sys.stderr, flush=True)  # fmt: skip
+            quit_ = asyncio.Event()
+            with stop_on_signals(lambda _reason: quit_.set()):
+                await quit_.wait()
+        return result
     finally:
         await runner.cleanup()
 
@@ -220,7 +233,8 @@ def cmd_crawl(args: argparse.Namespace) -> int:
         result = cluster_crawl(args, settings, seeds, ui)
     else:
         result, _ = run_crawl(settings, seeds=seeds, resume=args.resume, quiet=args.quiet, ui=ui)
-    print(summary(result, settings))
+    if ui is None or result.reason == "interrupted":  # else crawl_with_ui printed it
+        print(summary(result, settings))
     return exit_code(result)
 
 

@@ -16,7 +16,13 @@ from pathlib import Path
 
 import duckdb
 
-from formhunter.catalogue import DUCKDB_CONFIG, Catalogue, has_labels_table
+from formhunter.catalogue import (
+    DUCKDB_CONFIG,
+    Catalogue,
+    has_labels_table,
+    open_for_reading,
+    snapshot_path,
+)
 from formhunter.exceptions import CatalogueError
 
 
@@ -37,27 +43,47 @@ class Store:
 
 
 class FileStore(Store):
-    """A catalogue file no other process writes (``formhunter serve``)."""
+    """A catalogue file (``formhunter serve``). While a crawl in another process writes
+    it, reads go to the snapshot that crawl keeps fresh at its commit points
+    (``catalogue.write_snapshot``) and labels are refused; once the crawl ends, to the
+    file again."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         try:
-            with Catalogue(self.path, read_only=True):  # the clear errors of the open path
+            with open_for_reading(self.path):  # the clear errors of the open path
                 pass
         except CatalogueError as exc:
             if "in use" not in str(exc):
                 raise
             raise CatalogueError(
-                f"{exc}. To watch a crawl while it writes, start it with "
+                f"{exc}, and it keeps no snapshot to read ([crawl] snapshot_every_seconds "
+                "= 0). To watch a crawl while it writes, start it with "
                 "`formhunter crawl ... --ui PORT`: it serves this page itself"
             ) from exc
+
+    @property
+    def snapshot(self) -> bool:
+        """True when reads go to a crawl's snapshot (the file is locked by it)."""
+        try:
+            duckdb.connect(str(self.path), read_only=True, config=DUCKDB_CONFIG).close()
+        except duckdb.Error:
+            return snapshot_path(self.path).is_file()
+        return False
 
     @contextmanager
     def read(self) -> Iterator[duckdb.DuckDBPyConnection]:
         try:
             con = duckdb.connect(str(self.path), read_only=True, config=DUCKDB_CONFIG)
         except duckdb.Error as exc:
-            raise CatalogueError(f"cannot read {self.path}: {str(exc).splitlines()[0]}") from exc
+            snap = snapshot_path(self.path)
+            try:
+                if "lock" not in str(exc).lower() or not snap.is_file():
+                    raise
+                con = duckdb.connect(str(snap), read_only=True, config=DUCKDB_CONFIG)
+            except duckdb.Error as exc2:
+                raise CatalogueError(f"cannot read {self.path}: "
+                                     f"{str(exc2).splitlines()[0]}") from exc2  # fmt: skip
         try:
             yield con
         finally:
@@ -65,7 +91,16 @@ class FileStore(Store):
 
     @contextmanager
     def write(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        with Catalogue(self.path) as cat:  # migrates a file older than form_labels
+        try:
+            cat = Catalogue(self.path)  # migrates a file older than form_labels
+        except CatalogueError as exc:
+            if "in use" not in str(exc):
+                raise
+            raise CatalogueError(
+                f"a crawl is writing {self.path}; this page shows its snapshot, read-only. "
+                "Label on the crawl's own page (`formhunter crawl ... --ui PORT`) or once "
+                "the crawl has ended") from exc  # fmt: skip
+        with cat:
             yield cat.con
 
 

@@ -34,7 +34,11 @@
         set("relevant", live ? live.relevant : r.relevant_forms);
         set("harvest", (live ? live.harvest_rate : r.harvest_rate).toFixed(4));
         set("learning", live ? live.learning_iterations : r.learning_iterations);
-        set("state", live ? live.state : r.status);
+        // once the crawl has ended, the run's row says how (finished, interrupted)
+        var state = live && live.state !== "ended" ? live.state : r.status;
+        set("state", state);
+        var badge = document.getElementById("state");
+        if (badge) badge.className = "status " + state;
         set("status-text", r.status + (r.end_reason ? " (" + r.end_reason + ")" : ""));
         draw(d.curve);
         if (d.learning && d.learning.length) renderLearning(d.learning);
