@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import re
 import sys
 
 from formhunter import __version__
@@ -31,6 +32,48 @@ COMMANDS = [
 ]
 
 
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Descriptions of several lines as written (a one-line one is wrapped); every flag's
+    default in its help."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if "\n" not in text.strip():
+            return argparse.HelpFormatter._fill_text(self, text, width, indent)
+        return super()._fill_text(text, width, indent)
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        d = action.default
+        if (d is None or d is False or d is argparse.SUPPRESS or "default" in text
+                or not action.option_strings):  # fmt: skip
+            return text
+        return f"{text} (default: %(default)s)"
+
+
+_LITERAL = re.compile(r"``([^`]+)``|`([^`]+)`")
+
+
+def plain(text: str | None) -> str | None:
+    """reStructuredText literals (````x````, ```x```) as plain text ('x')."""
+    if not text:
+        return text
+    return _LITERAL.sub(lambda m: f"'{m.group(1) or m.group(2)}'", text)
+
+
+def _finish(parser: argparse.ArgumentParser, top: bool) -> None:
+    """Every (sub)command: plain-text help with defaults; ``-v`` after it too."""
+    parser.formatter_class = HelpFormatter
+    parser.description, parser.epilog = plain(parser.description), plain(parser.epilog)
+    if not top and "--verbose" not in parser._option_string_actions:
+        parser.add_argument("-v", "--verbose", action="count", default=argparse.SUPPRESS,
+                            help="more logging (also before the command)")  # fmt: skip
+    for action in parser._actions:
+        action.help = plain(action.help)
+        if isinstance(action, argparse._SubParsersAction):
+            for choice in action.choices.values():
+                _finish(choice, top=False)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="formhunter",
@@ -41,6 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"formhunter.commands.{name}").register(sub)
+    _finish(parser, top=True)
     return parser
 
 

@@ -31,7 +31,8 @@ from formhunter.fetch.settings import FetchSettings
 class CrawlSettings:
     """The crawl itself.
 
-    ``critic``/``page_classifier``/``scorer``: registry names; "" means the
+    ``strategy``: ``ache`` by default, the strategy the harvest benchmarks put first
+    (docs/bench/issue17). ``critic``/``page_classifier``/``scorer``: registry names; "" means the
     strategy's choice. ``commit_every_pages``/``commit_every_seconds``: a commit
     point (everything written, one transaction) after so many pages or seconds,
     whichever comes first. ``snapshot_every_seconds``: at a commit point at least this
@@ -63,7 +64,7 @@ class CrawlSettings:
     """
 
     domain: str = "airfare"
-    strategy: str = "baseline"
+    strategy: str = "ache"
     max_pages: int = 1000
     seeds: str = ""
     db: str = "formhunter.duckdb"

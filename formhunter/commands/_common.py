@@ -10,6 +10,7 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -87,9 +88,67 @@ def write_json(rows: Sequence[dict[str, Any]]) -> None:
     sys.stdout.write("\n")
 
 
+def console() -> Console:
+    """The terminal (its width; ``COLUMNS`` overrides), or 200 columns when stdout is
+    not a terminal."""
+    c = Console()
+    return c if c.is_terminal or "COLUMNS" in os.environ else Console(width=200)
+
+
 def print_table(table: Table) -> None:
-    """A rich table on the terminal, or 200 columns wide when stdout is not a terminal."""
-    console = Console()
-    if not console.is_terminal:
-        console = Console(width=200)
-    console.print(table)
+    """A rich table on the terminal (``console``)."""
+    console().print(table)
+
+
+#: the narrowest a folded (wrapping) column gets
+FOLD_WIDTH = 12
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column of a table that fits the terminal: ``key`` of the row, its ``header``,
+    the ``width`` it needs (a ``fold`` column wraps its text and takes what is left),
+    and its ``keep`` rank: when the terminal is too narrow for every column, the
+    lowest ranks are left out first."""
+
+    key: str
+    header: str
+    width: int
+    keep: int
+    right: bool = False
+    fold: bool = False
+
+
+def fitted_table(title: str, columns: Sequence[Column], rows: Sequence[Sequence[str]],
+                 width: int) -> tuple[Table, list[str]]:  # fmt: skip
+    """A rich table of ``rows`` (cells in ``columns`` order) within ``width`` columns,
+    and the headers of the columns left out to fit (lowest ``keep`` first)."""
+    shown = list(columns)
+
+    def least(c: Column) -> int:  # a folded column wraps down to FOLD_WIDTH
+        return max(min(c.width, FOLD_WIDTH) if c.fold else c.width, len(c.header))
+
+    def need(cols: Sequence[Column]) -> int:
+        return sum(map(least, cols)) + 3 * len(cols) + 1  # borders and padding
+
+    while len(shown) > 1 and need(shown) > width:
+        shown.remove(min(shown, key=lambda c: c.keep))
+    index = [columns.index(c) for c in shown]
+    table = Table(title=title, expand=False)
+    for c in shown:
+        table.add_column(c.header, justify="right" if c.right else "left",
+                         overflow="fold" if c.fold else "ellipsis", no_wrap=not c.fold,
+                         min_width=least(c), max_width=None if c.fold else least(c))  # fmt: skip
+    for row in rows:
+        table.add_row(*(row[i] for i in index))
+    return table, [c.header for c in columns if c not in shown]
+
+
+def print_fitted(title: str, columns: Sequence[Column], rows: Sequence[Sequence[str]]) -> None:
+    """``fitted_table`` on the terminal, saying which columns did not fit."""
+    out = console()
+    table, left_out = fitted_table(title, columns, rows, out.width)
+    out.print(table)
+    if left_out:
+        out.print(f"not shown at {out.width} columns: {', '.join(left_out)} "
+                  "(a wider terminal, or --format csv|json)", highlight=False)  # fmt: skip

@@ -65,8 +65,33 @@ def add_crawl_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--random-state", type=int, metavar="N", help="seed of random choices")
     p.add_argument("--warc", metavar="DIR",
                    help="write the fetched responses and their requests as WARC/1.1 files "
-                   "in DIR ([warc] dir)")
+                   "in DIR")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress output")
+
+
+class _FlagProbe(argparse.Namespace):
+    """A namespace whose every flag is a marker naming it (``show_setting_defaults``)."""
+
+    def __getattr__(self, name: str) -> Any:
+        return _Marker(name)
+
+
+class _Marker(str):
+    pass
+
+
+def show_setting_defaults(p: argparse.ArgumentParser) -> None:
+    """Append to the help of each flag that sets a setting the setting's default (the
+    flags' own default is None: "not given", so a file's value is kept)."""
+    where = {str(v): (section, key) for section, kv in overrides(_FlagProbe()).items()
+             for key, v in kv.items() if isinstance(v, _Marker)}  # fmt: skip
+    defaults = Settings().to_dict()
+    for action in p._actions:
+        if action.dest in where and action.help and "default" not in action.help:
+            section, key = where[action.dest]
+            value = defaults[section][key]
+            shown = "none" if value in ("", None) else value
+            action.help += f" (default: {shown}; [{section}] {key})"
 
 
 def overrides(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
@@ -279,4 +304,5 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="crawl on an existing Ray cluster (ray start --head ...); --workers "
                    "then sets the shards (default: the cluster's CPUs)")
     add_crawl_flags(p)
+    show_setting_defaults(p)
     p.set_defaults(func=cmd_crawl)

@@ -15,12 +15,12 @@ import sys
 from pathlib import Path
 
 import pyarrow as pa
-from rich.table import Table
 
 from formhunter.catalogue import flatten_nested
 from formhunter.commands._common import (
+    Column,
     open_catalogue,
-    print_table,
+    print_fitted,
     quiet_broken_pipe,
     resolve_run,
     write_csv,
@@ -28,8 +28,21 @@ from formhunter.commands._common import (
 )
 from formhunter.exceptions import UsageError
 
-TABLE_COLUMNS = ("form_id", "site", "page_url", "action_url", "method", "n_fields",
-                 "searchable_score", "domain", "relevant", "found_after_pages")  # fmt: skip
+#: the table's columns; at 80 columns the id, method, fields, domain, relevance, site and
+#: page URL (wrapped) stay
+TABLE = (
+    Column("form_id", "id", 4, 10, right=True),
+    Column("site", "site", 14, 6),
+    Column("page_url", "page", 24, 5, fold=True),
+    Column("action_url", "action", 24, 2, fold=True),
+    Column("method", "method", 4, 8),
+    Column("n_fields", "fields", 3, 8, right=True),
+    Column("searchable_score", "score", 4, 3, right=True),
+    Column("domain", "domain", 7, 9),
+    Column("relevant", "rel.", 5, 9),
+    Column("found_after_pages", "found at", 6, 1, right=True),
+)
+TABLE_COLUMNS = tuple(c.key for c in TABLE)
 
 
 def cmd_forms(args: argparse.Namespace) -> int:
@@ -58,14 +71,10 @@ def _print(data: pa.Table, args: argparse.Namespace, db: Path) -> None:
     elif args.format == "json":
         write_json(data.to_pylist())
     else:
-        table = Table(title=f"{data.num_rows} forms in {db}")
-        for col in TABLE_COLUMNS:
-            table.add_column(col, overflow="ellipsis", no_wrap=True,
-                             max_width=60 if col.endswith("_url") else None)  # fmt: skip
         rows = data.select(list(TABLE_COLUMNS)).to_pylist()
-        for row in rows[: args.limit] if args.limit else rows:
-            table.add_row(*(f"{v:.2f}" if isinstance(v, float) else str(v) for v in row.values()))
-        print_table(table)
+        cells = [[f"{v:.2f}" if isinstance(v, float) else str(v) for v in row.values()]
+                 for row in (rows[: args.limit] if args.limit else rows)]  # fmt: skip
+        print_fitted(f"{data.num_rows} forms in {db}", TABLE, cells)
         if args.limit and len(rows) > args.limit:
             print(f"... {len(rows) - args.limit} more (--limit 0 shows all)")
 

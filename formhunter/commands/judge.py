@@ -14,7 +14,7 @@ without it a page's URL is its file URI.
 
 A page that cannot be read or parsed gets one line {"file", "error"} and the run
 goes on; the exit code is then 1. With many pages, worker processes (``--jobs``,
-default: one per core from ``PARALLEL_FROM`` pages on) read and parse while this
+default: one per core, up to 4, from 32 pages on) read and parse while this
 process loads the models and judges.
 """
 

@@ -20,12 +20,12 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-from rich.table import Table
 
 from formhunter.catalogue import Catalogue
 from formhunter.commands._common import (
+    Column,
     open_catalogue,
-    print_table,
+    print_fitted,
     quiet_broken_pipe,
     write_csv,
     write_json,
@@ -73,7 +73,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
         elif args.format == "json":
             write_json(data.to_pylist())
         else:
-            print_table(_table(data, db))
+            _print_table(data, db)
     return 0
 
 
@@ -81,24 +81,35 @@ def _cell(col: str, value: Any) -> str:
     if value is None:
         return "" if col == "finished_at" else "-"
     if isinstance(value, datetime):
-        return value.strftime("%Y-%m-%d %H:%M:%S")
+        return value.strftime("%Y-%m-%d %H:%M")
     if col == "harvest_rate":
         return f"{value:.4f}"
     return str(value)
 
 
-def _table(data: pa.Table, db: Path) -> Table:
-    table = Table(title=f"{data.num_rows} runs in {db}")
-    short = {"searchable_forms": "searchable", "relevant_forms": "relevant",
-             "harvest_rate": "harvest", "learning_iterations": "learning"}  # fmt: skip
-    for col in COLUMNS:
-        right = col not in ("started_at", "finished_at", "domain", "strategy", "status",
-                            "end_reason")
-        table.add_column(short.get(col, col), justify="right" if right else "left",
-                         no_wrap=True)  # fmt: skip
-    for row in data.to_pylist():
-        table.add_row(*(_cell(col, row[col]) for col in COLUMNS))
-    return table
+#: the table's columns; at 80 columns the id, domain, strategy, pages, relevant forms,
+#: harvest rate, status and end reason stay
+TABLE = (
+    Column("run_id", "run", 3, 10, right=True),
+    Column("started_at", "started", 16, 3),
+    Column("finished_at", "finished", 16, 1),
+    Column("domain", "domain", 7, 9),
+    Column("strategy", "strategy", 8, 8),
+    Column("max_pages", "budget", 6, 2, right=True),
+    Column("pages", "pages", 6, 9, right=True),
+    Column("forms", "forms", 5, 4, right=True),
+    Column("searchable_forms", "searchable", 5, 5, right=True),
+    Column("relevant_forms", "relevant", 5, 9, right=True),
+    Column("harvest_rate", "harvest", 6, 7, right=True),
+    Column("learning_iterations", "learning", 4, 6, right=True),
+    Column("status", "status", 8, 8),
+    Column("end_reason", "ended by", 9, 7),
+)
+
+
+def _print_table(data: pa.Table, db: Path) -> None:
+    rows = [[_cell(c.key, row[c.key]) for c in TABLE] for row in data.to_pylist()]
+    print_fitted(f"{data.num_rows} runs in {db}", TABLE, rows)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
