@@ -2,9 +2,9 @@
 
 Schema (ARCHITECTURE.md §4, plus the extra columns listed in ``MIGRATIONS``):
 ``runs``, ``pages``, ``forms``, ``form_fields``, ``form_paths``, ``frontier``,
-``learning_iterations``, ``form_labels``, ``learner_state``, ``robots``, ``warc_files``
-and ``schema_version``. A form seen again on the same site in the same run is one form:
-(run_id, site, signature) is unique.
+``learning_iterations``, ``form_labels``, ``learner_state``, ``robots``, ``warc_files``,
+``probes``, ``form_probes`` and ``schema_version``. A form seen again on the same site in
+the same run is one form: (run_id, site, signature) is unique.
 
 Writing: one ``Catalogue`` object (the engine's) is the only writer. Rows are
 buffered in memory and written in bulk (Arrow tables) at ``commit()``, in one
@@ -92,6 +92,17 @@ _V6 = [
         run_id INTEGER, shard VARCHAR, file VARCHAR, bytes BIGINT, records BIGINT,
         updated_at TIMESTAMP)""",
 ]
+_V7 = [
+    """CREATE TABLE IF NOT EXISTS probes(
+        form_id BIGINT, site VARCHAR, signature VARCHAR, probed_at TIMESTAMP, n INTEGER,
+        kind VARCHAR, input VARCHAR, value VARCHAR, url VARCHAR, status INTEGER,
+        error VARCHAR, result_signature VARCHAR, n_items INTEGER, reported BIGINT,
+        topic_score DOUBLE)""",
+    """CREATE TABLE IF NOT EXISTS form_probes(
+        form_id BIGINT, site VARCHAR, signature VARCHAR, probed_at TIMESTAMP,
+        verdict VARCHAR, domain VARCHAR, domain_score DOUBLE, inputs VARCHAR[],
+        results_estimate BIGINT, submissions INTEGER, note VARCHAR)""",
+]
 
 #: (version, note, statements). Append only; a new version migrates older files.
 MIGRATIONS: list[tuple[int, str, list[str]]] = [
@@ -103,6 +114,8 @@ MIGRATIONS: list[tuple[int, str, list[str]]] = [
         "robots: the robots.txt answers a run fetched (a resumed run fetches none again)", _V5),
     (6, "warc_files: each WARC file's committed length (crawl --warc; exactly-once on "
         "resume)", _V6),
+    (7, "probes: each submission of a probed form; form_probes: the verdict per probing "
+        "(answers/static/unknown, inputs, domain, result count), by (site, signature)", _V7),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
@@ -142,6 +155,36 @@ EXPORT_COLUMNS = (
 )  # fmt: skip
 
 
+#: The latest probing of each directory entry (site, signature), whatever run found it.
+LATEST_PROBES_SQL = """
+SELECT site, signature, verdict, domain, domain_score, inputs, results_estimate, submissions,
+       probed_at FROM (
+    SELECT *, row_number() OVER (PARTITION BY site, signature ORDER BY probed_at DESC) AS rn
+    FROM form_probes) WHERE rn = 1
+"""
+#: Forms with their probe: a probed domain (the form answers queries and its results
+#: have a domain) overrides the critic's guess; ``domain_source`` says which it is and
+#: ``critic_domain`` keeps the guess.
+PROBED_FORMS_SQL = f"""
+SELECT f.* REPLACE (CASE WHEN p.verdict = 'answers' AND coalesce(p.domain, '') <> ''
+                         THEN p.domain ELSE f.domain END AS domain),
+       f.domain AS critic_domain,
+       CASE WHEN p.verdict = 'answers' AND coalesce(p.domain, '') <> ''
+            THEN 'probe' ELSE 'critic' END AS domain_source,
+       CASE WHEN p.verdict IS NULL THEN NULL
+            ELSE {{'verdict': p.verdict, 'domain': p.domain, 'inputs': p.inputs,
+                  'results_estimate': p.results_estimate, 'submissions': p.submissions}}
+       END AS probe
+FROM forms f LEFT JOIN ({LATEST_PROBES_SQL}) p USING (site, signature)
+"""
+#: The same columns for a file without the probe tables (read-only, older schema).
+UNPROBED_FORMS_SQL = """
+SELECT f.*, f.domain AS critic_domain, 'critic' AS domain_source,
+       CAST(NULL AS STRUCT(verdict VARCHAR, domain VARCHAR, inputs VARCHAR[],
+                           results_estimate BIGINT, submissions INTEGER)) AS probe
+FROM forms f
+"""
+
 NESTED_FORMS_SQL = """
 SELECT s.*, coalesce(fl.fields, []) AS fields, coalesce(fp.path, []) AS path FROM ({forms}) s
 LEFT JOIN (SELECT form_id, list({{'name': name, 'type': type, 'label': label,
@@ -170,9 +213,23 @@ def flatten_path(path: Sequence[dict[str, Any]] | None) -> str:
     return " > ".join(str(h.get("url") or "") for h in path or [])
 
 
+def flatten_probe(probe: dict[str, Any] | None) -> str:
+    """A form's probe as one text: ``answers auto (q) ~137 results, 6 submissions``."""
+    if not probe:
+        return ""
+    text = f"{probe.get('verdict')} {probe.get('domain') or '-'}"
+    if probe.get("inputs"):
+        text += f" ({', '.join(probe['inputs'])})"
+    if probe.get("results_estimate") is not None:
+        text += f" ~{probe['results_estimate']} results"
+    return f"{text}, {probe.get('submissions')} submissions"
+
+
 def flatten_nested(data: pa.Table) -> pa.Table:
-    """``data`` with its nested ``fields``/``path`` columns as text (for CSV)."""
-    for name, flat in (("fields", flatten_fields), ("path", flatten_path)):
+    """``data`` with its nested ``fields``/``path``/``probe`` columns as text (for CSV)."""
+    flatteners: tuple[tuple[str, Callable[[Any], str]], ...] = (
+        ("fields", flatten_fields), ("path", flatten_path), ("probe", flatten_probe))
+    for name, flat in flatteners:
         if name in data.schema.names:
             i = data.schema.get_field_index(name)
             col = pa.array([flat(v) for v in data.column(name).to_pylist()], pa.string())
@@ -378,6 +435,8 @@ class Catalogue:
         self.paths = RowBuffer(PATH_SCHEMA)
         self._learning: list[tuple[Any, ...]] = []
         self._robots: list[tuple[Any, ...]] = []
+        self._probes: list[tuple[Any, ...]] = []
+        self._form_probes: list[tuple[Any, ...]] = []
         self._run_updates: dict[int, dict[str, Any]] = {}
         self._flushers: list[Flusher] = []
         self._form_keys: dict[int, set[tuple[str, str]]] = {}
@@ -600,6 +659,31 @@ class Catalogue:
             self.paths.append(fid, hop, url, anchor)
         return fid
 
+    def add_probe(self, form_id: int, site: str, signature: str,
+                  submissions: Sequence[dict[str, Any]],
+                  summary: dict[str, Any]) -> None:  # fmt: skip
+        """Buffer one probing of a form for the next commit: its submissions (dicts with
+        the ``probes`` columns after ``probed_at``) and its ``form_probes`` summary
+        (verdict, domain, domain_score, inputs, results_estimate, submissions, note)."""
+        at = now()
+        with self._lock:
+            for n, sub in enumerate(submissions, 1):
+                self._probes.append((form_id, site, signature, at, n, sub["kind"], sub["input"],
+                                     sub["value"], strip_userinfo(sub["url"]), sub["status"],
+                                     sub["error"], sub["result_signature"], sub["n_items"],
+                                     sub["reported"], sub["topic_score"]))  # fmt: skip
+            self._form_probes.append((form_id, site, signature, at, summary["verdict"],
+                                      summary["domain"], summary["domain_score"],
+                                      list(summary["inputs"]), summary["results_estimate"],
+                                      summary["submissions"], summary["note"]))  # fmt: skip
+
+    def probed(self) -> set[tuple[str, str]]:
+        """The (site, signature) entries probed already (committed)."""
+        if "form_probes" not in self._tables():
+            return set()
+        return {(a, b) for a, b in self.con.execute(
+            "SELECT DISTINCT site, signature FROM form_probes").fetchall()}  # fmt: skip
+
     def record_learning(self, run_id: int, *, at_page: int, n_paths: int, seconds: float,
                         features: dict[str, Any], learner: str = "",
                         note: str = "") -> None:  # fmt: skip
@@ -613,8 +697,8 @@ class Catalogue:
                                    json.dumps(features, default=str), note))  # fmt: skip
 
     def pending(self) -> int:
-        """Rows waiting for the next commit (pages + forms)."""
-        return len(self.pages) + len(self.forms)
+        """Rows waiting for the next commit (pages + forms + probed forms)."""
+        return len(self.pages) + len(self.forms) + len(self._form_probes)
 
     def commit(self) -> None:
         """Write every buffered row in one transaction (a commit point)."""
@@ -642,6 +726,14 @@ class Catalogue:
                     con.executemany("INSERT INTO robots VALUES (?, ?, ?, ?, ?, ?, ?)",
                                     self._robots)  # fmt: skip
                     self._robots = []
+                if self._probes:
+                    con.executemany(f"INSERT INTO probes VALUES ({', '.join('?' * 15)})",
+                                    self._probes)  # fmt: skip
+                    self._probes = []
+                if self._form_probes:
+                    con.executemany(f"INSERT INTO form_probes VALUES ({', '.join('?' * 11)})",
+                                    self._form_probes)  # fmt: skip
+                    self._form_probes = []
                 for run_id, upd in self._run_updates.items():
                     sets = ", ".join(f"{k} = ?" for k in upd)
                     vals = [json.dumps(v, default=str) if isinstance(v, dict | list) else v
@@ -672,8 +764,12 @@ class Catalogue:
                     nested: bool = False) -> tuple[str, list[Any]]:  # fmt: skip
         """SQL (and parameters) selecting the exported form columns.
 
-        ``nested`` adds ``fields`` (a list of {name, type, label, options}, in form
-        order) and ``path`` (a list of {url, anchor} from the seed to the form's page).
+        ``domain`` is the probed domain where a probe found one (``domain_source``
+        "probe"), else the critic's ("critic"; ``critic_domain`` is always the critic's).
+        ``nested`` adds ``probe`` (the latest probing of the form's (site, signature):
+        {verdict, domain, inputs, results_estimate, submissions}, or null), ``fields`` (a
+        list of {name, type, label, options}, in form order) and ``path`` (a list of
+        {url, anchor} from the seed to the form's page).
         ``min_score``: searchable forms whose domain score is at least this.
         """
         where: list[str] = []
@@ -692,7 +788,11 @@ class Catalogue:
         if min_score is not None:
             where.append("searchable AND domain_score >= ?")
             params.append(float(min_score))
-        sql = f"SELECT {', '.join(EXPORT_COLUMNS)} FROM forms"
+        source = PROBED_FORMS_SQL if "form_probes" in self._tables() else UNPROBED_FORMS_SQL
+        cols = [*EXPORT_COLUMNS, "critic_domain", "domain_source"]
+        if nested:
+            cols.append("probe")
+        sql = f"SELECT {', '.join(cols)} FROM ({source}) f"
         if where:
             sql += " WHERE " + " AND ".join(where)
         if nested:

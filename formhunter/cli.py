@@ -20,6 +20,7 @@ COMMANDS = [
     "demo",
     "crawl",
     "forms",
+    "probe",
     "runs",
     "learning",
     "train",

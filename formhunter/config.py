@@ -1,8 +1,9 @@
 """Settings: one frozen object; defaults < TOML file (``--config``) < command-line flags.
 
 Sections (TOML tables of the same names): ``crawl``, ``fetch`` (``FetchSettings``),
-``frontier``, ``stopping``, ``learning``, ``render``, ``parse``, ``tres``, ``warc``. An unknown
-section or key, or a value of the wrong type, is a ``ConfigError`` naming it. Example::
+``frontier``, ``stopping``, ``learning``, ``render``, ``parse``, ``tres``, ``warc``,
+``probe``. An unknown section or key, or a value of the wrong type, is a ``ConfigError``
+naming it. Example::
 
     [crawl]
     domain = "book"
@@ -367,6 +368,46 @@ class WarcSettings:
 
 
 @dataclass(frozen=True)
+class ProbeSettings:
+    """Probing: a few GET submissions of a form, to see whether it answers queries and
+    what its database holds (``formhunter.probing``; ``formhunter probe``).
+
+    ``in_crawl``: probe each relevant form during the crawl, through the crawl's own
+    fetcher (same politeness, robots.txt, address guard); off by default because it
+    submits forms to other people's sites (``crawl --probe`` turns it on).
+    ``max_per_form``: submissions per form at most (a nonsense control, the empty
+    query, words, other select values, words from the first results); 6 as the issue
+    asks: enough for a verdict and two inputs on the forms of the simulated webs.
+    ``max_per_site``: submissions per site at most, over all its forms, so a site
+    with many forms is asked no more than a visitor would.
+    ``forms``: which stored forms ``formhunter probe`` takes, "relevant" or "searchable"
+    (never a form judged not searchable, whatever this says).
+    ``page_classifier``: the page classifier (registry name) that reads the result
+    items, one per known domain; the result pages' domain is the best domain
+    scoring at least ``min_domain_score``, else "other".
+    ``concurrency``: forms probed at the same time (submissions to one host still
+    wait for its politeness slot).
+    """
+
+    in_crawl: bool = False
+    max_per_form: int = 6
+    max_per_site: int = 20
+    forms: str = "relevant"
+    page_classifier: str = "default"
+    min_domain_score: float = 0.5
+    concurrency: int = 16
+
+    def __post_init__(self) -> None:
+        for name in ("max_per_form", "max_per_site", "concurrency"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"probe: {name} must be at least 1")
+        if self.forms not in ("relevant", "searchable"):
+            raise ConfigError(f"probe: forms must be relevant or searchable, not {self.forms!r}")
+        if not 0.0 <= self.min_domain_score <= 1.0:
+            raise ConfigError("probe: min_domain_score must be between 0 and 1")
+
+
+@dataclass(frozen=True)
 class Settings:
     """Every setting of a crawl (see the section classes)."""
 
@@ -379,6 +420,7 @@ class Settings:
     parse: ParseSettings = field(default_factory=ParseSettings)
     tres: TresSettings = field(default_factory=TresSettings)
     warc: WarcSettings = field(default_factory=WarcSettings)
+    probe: ProbeSettings = field(default_factory=ProbeSettings)
 
     def to_dict(self) -> dict[str, dict[str, Any]]:
         """Plain data (tuples become lists), e.g. for ``runs.config``."""

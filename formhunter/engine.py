@@ -15,7 +15,10 @@ continues the run. Failures never stop the crawl (``CrawlStats`` errors, skipped
 faults; faults mean exit code 1). At the end, whatever the reason, the learners
 ``finish`` before the last commit. Listeners (``Engine.listen``) are called as
 ``listener(event, engine)`` for "start", "page" (each page recorded), "commit",
-"learn" and "end".
+"learn" and "end". Companions (``Engine.accompany``, e.g. ``crawl --probe``) run as
+tasks beside the loop through the same fetcher; when the loop ends (not interrupted)
+the buffered rows are committed, ``crawl_over`` is set and the companions are awaited
+with the fetcher still open, before the last commit.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
 import duckdb
@@ -49,6 +52,7 @@ __all__ = ["NOT_FETCHED", "STAGES", "CrawlResult", "CrawlStats", "Engine", "craw
 log = logging.getLogger(__name__)
 
 Listener = Callable[[str, "Engine"], None]
+Companion = Callable[["Engine"], Awaitable[None]]
 
 
 def _wake(fut: asyncio.Future[None]) -> None:
@@ -76,6 +80,8 @@ class Engine:
         self.strategy: Strategy = get_strategy(settings.crawl.strategy)
         self.stats = CrawlStats()
         self.listeners: list[Listener] = []
+        self.companions: list[Companion] = []
+        self.crawl_over = asyncio.Event()
         self.run_id = 0
         self.components: dict[str, str] = {}
         self._stop_reason = ""
@@ -94,6 +100,16 @@ class Engine:
 
     def listen(self, listener: Listener) -> None:
         self.listeners.append(listener)
+
+    def accompany(self, companion: Companion) -> None:
+        """Run ``companion(engine)`` beside the crawl (module doc). It must return soon
+        after ``crawl_over`` is set, or after ``stopping`` turns true."""
+        self.companions.append(companion)
+
+    @property
+    def stopping(self) -> bool:
+        """True once a stop was asked for (a signal, ``stop``)."""
+        return bool(self._stop_reason)
 
     def stop(self, reason: str = "interrupted") -> None:
         """Ask the loop to stop at the next step (safe from a signal handler)."""
@@ -126,6 +142,7 @@ class Engine:
                     self.components["parse_workers"] = str(workers)
             self.parser = TaskParser(self.settings.parse, self.stats, self.parse_pool)
             reason = "interrupted"
+            companions = [asyncio.ensure_future(c(self)) for c in self.companions]
             try:
                 with stop_on_signals(self.stop):
                     try:
@@ -136,7 +153,14 @@ class Engine:
                             reason = await self._loop()
                     finally:
                         await self._cancel_inflight()
+                    if companions and reason != "interrupted":
+                        self.commit()  # the companions see every row of the crawl
+                        self.crawl_over.set()
+                        await asyncio.gather(*companions)
             finally:
+                for task in companions:
+                    task.cancel()
+                await asyncio.gather(*companions, return_exceptions=True)
                 if self.parse_pool is not None:
                     await self.parse_pool.aclose()
                     self.stats.worker_cpu = self.parse_pool.cpu_seconds

@@ -113,6 +113,20 @@ def cmd_cluster(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_probe(args: argparse.Namespace) -> int:
+    import json
+
+    from formhunter.bench.probe import bench_probe
+
+    domains = [d.strip() for d in args.domains.split(",") if d.strip()]
+    if not domains:
+        raise UsageError("--domains needs at least one domain")
+    summary = bench_probe(args.webs, domains, args.pages, args.sites, args.min_delay,
+                          args.max_per_form, Path(args.out) if args.out else None)  # fmt: skip
+    print(json.dumps(summary, indent=1))
+    return 0
+
+
 def _settings_file(path: str) -> str:
     """``--config``: the settings file's absolute path, read once now so that a wrong
     file or key is a usage error before any crawl ("" without one)."""
@@ -323,8 +337,28 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="skip retrain + re-rank of a frontier stored in DuckDB")
     r.set_defaults(func=cmd_rerank)  # fmt: skip
 
+    b = bsub.add_parser(
+        "probe",
+        help="probing against the simulated web's truth: answers queries, domains, politeness",
+        description="Crawl each web x domain with --probe, probe the other searchable "
+        "forms, and judge the verdicts, the keyword boxes' domains, the submissions spent "
+        "and the proxy's request log (formhunter.bench.probe).",
+    )
+    b.add_argument("--webs", type=_webs, default=(11, 12, 13),
+                   help="simulated webs (seeds; default 11,12,13)")
+    b.add_argument("--domains", default="auto,book,job,movie",
+                   help="domains, comma-separated (default auto,book,job,movie)")
+    b.add_argument("--pages", type=_positive, default=800, help="pages per crawl (default 800)")
+    b.add_argument("--sites", type=_positive, default=500, help="sites per web (default 500)")
+    b.add_argument("--min-delay", type=float, default=0.5, metavar="S",
+                   help="seconds between two requests to one host (default 0.5)")
+    b.add_argument("--max-per-form", type=_positive, default=6,
+                   help="submissions per form (default 6, as [probe] max_per_form)")
+    b.add_argument("--out", metavar="DIR", help="keep the catalogues, logs and rows here")
+    b.set_defaults(func=cmd_probe)
+
     def no_action(args: argparse.Namespace) -> int:
-        raise UsageError(
-            "bench needs a benchmark: harvest, throughput, cluster or rerank (see --help)")
+        raise UsageError("bench needs a benchmark: harvest, throughput, cluster, rerank or "
+                         "probe (see --help)")
 
     p.set_defaults(func=no_action)

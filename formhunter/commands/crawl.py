@@ -106,6 +106,7 @@ def overrides(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
                   "obey_robots": False if g("no_robots") else None},
         "render": {"mode": g("render")},
         "warc": {"dir": g("warc")},
+        "probe": {"in_crawl": g("probe")},
     }  # fmt: skip
 
 
@@ -117,6 +118,10 @@ def run_crawl(settings: Settings, *, seeds: list[str], resume: bool, quiet: bool
     printed when the crawl ends, and the page stays up until Ctrl-C (or SIGTERM)."""
     with Catalogue(settings.crawl.db) as cat:
         engine = Engine(settings, cat, seeds=seeds, resume=resume, fetcher=fetcher)
+        if settings.probe.in_crawl:
+            from formhunter.probing import CrawlProbing
+
+            engine.accompany(CrawlProbing(settings))
         with CrawlProgress(settings.crawl.max_pages, live=False if quiet else None) as progress:
             if not quiet:
                 engine.listen(progress)
@@ -255,6 +260,9 @@ def cmd_crawl(args: argparse.Namespace) -> int:
         ui = (args.ui_host, check_port(args.ui))
         warn_public(args.ui_host)
     if args.workers is not None or args.ray_address:
+        if settings.probe.in_crawl:
+            raise UsageError("--probe is not available with --workers/--ray-address; "
+                             "run formhunter probe --db FILE after the crawl")
         result = cluster_crawl(args, settings, seeds, ui)
     else:
         result, _ = run_crawl(settings, seeds=seeds, resume=args.resume, quiet=args.quiet, ui=ui)
@@ -298,6 +306,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "forms, labels; the URL with its token is printed)")
     p.add_argument("--ui-host", default="127.0.0.1",
                    help="address the --ui page listens on (default 127.0.0.1)")
+    p.add_argument("--probe", action="store_true", default=None,
+                   help="probe each relevant form during the crawl: a few GET submissions "
+                   "within the same politeness, robots.txt and address guard ([probe] in "
+                   "the settings; off by default: it submits forms to other people's sites)")
     p.add_argument("--workers", type=int, metavar="N",
                    help="crawl on a local Ray cluster of N shards that formhunter starts")
     p.add_argument("--ray-address", metavar="ADDR",

@@ -39,6 +39,10 @@ Hostile parts (``SimWeb.hostile()`` gives example URLs of each)
     weight       off by default: ``page_kb=N`` pads every 200 HTML page (not the huge
                  one) to about N KB with boilerplate markup (``formhunter.simweb.weight``:
                  style, inline scripts, sprites, consent banner); same links, forms, truth.
+    queries      a GET request submitting one of a site's GET forms (its action's path
+                 with a query string) gets a result page that depends on the query, or,
+                 for forms that front nothing, the same page whatever is asked
+                 (``formhunter.simweb.results``; truth: ``backend``, ``holds``).
     js_only      some search forms exist only after a <script> builds them with
                  document.createElement into an empty container (<div id="search-app">);
                  truth marks them js_only and gives them form_index after the static forms.
@@ -111,6 +115,9 @@ class SimWeb:
         ]
         self._dir_members: dict[tuple[int, str], list[int]] = {}
         self._frames: dict[int, tuple[list[tuple[str, str]], list[tuple[str, str]]]] = {}
+        # form submissions (``simweb.results``): GET actions per site, searched records
+        self._actions: dict[int, dict[tuple[str, str], list[int]]] = {}
+        self._records: dict[tuple[int, int], list[tuple[int, int, str, frozenset[str]]]] = {}
         self._hosts: dict[str, tuple[Site, int]] = {}
         self._bare: dict[str, Site] = {}
         for s in self.sites:

@@ -53,7 +53,21 @@ def respond(web: SimWeb, url: str) -> SimResponse:
         return SimResponse(200, {"Content-Type": "text/plain; charset=utf-8"}, txt.encode(), url)
     from formhunter.simweb.urls import canonical_url
 
-    spec = web.build(site, key, h, canonical_url(url))
+    canon = canonical_url(url)
+    if key == ("missing",) and "?" in canon:  # a form submission? (simweb.results)
+        from formhunter.simweb import results
+
+        asked = results.submission(web, site, canon)
+        if asked is not None:
+            if results.backend(site, asked[1]) == "static":
+                same = respond(web, results.static_url(site, canon))
+                return SimResponse(same.status, same.headers, same.body, url, same.delay)
+            found = results.results_page(web, site, h, canon)
+            if found is not None:
+                headers = {"Content-Type": found.content_type, "Server": _server(site)}
+                pad = web.padder
+                return SimResponse(200, headers, render(found, "", pad).encode("utf-8"), url)
+    spec = web.build(site, key, h, canon)
     headers = {"Content-Type": spec.content_type, "Server": _server(site)}
     if spec.redirect_to:
         headers["Location"] = spec.redirect_to

@@ -7,7 +7,8 @@ pages(url, site, host, site_kind, site_domain, site_topic, page_kind, topic, dom
       n_links, n_forms, relevant_domains)
 links(src_url, dst_url, anchor, external)             every http(s) <a href>, canonical
 forms(page_url, site, form_index, signature, action, method, form_kind, searchable,
-      domain, relevant_domains, js_only, n_fields, field_names, robots_allowed)
+      domain, relevant_domains, js_only, n_fields, field_names, robots_allowed,
+      backend, holds)
 
 ``domains`` are the ACHE domains a page is about; ``on_topic`` = bool(domains).
 ``relevant_domains`` of a form: the domains for which it is a relevant (searchable,
@@ -15,6 +16,10 @@ in-domain) form; a site-search box is searchable with no domain. URLs are canoni
 (``canonical_url``). ``form_index`` counts static forms in document order, then
 js-only forms. Calendar pages are listed for CALENDAR_WINDOW months around the base
 month only (the calendar itself never ends). robots.txt answers are not pages.
+``backend`` of a form: what its submissions get (``simweb.results``): ``database``
+(results that depend on the query, from a database of ``holds``: a domain), ``site``
+(a site search over the site's pages; ``holds`` the site's topic), ``static`` (the same
+page whatever is asked) or "" (a POST form).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from formhunter.exceptions import UsageError
+from formhunter.simweb import results
 from formhunter.simweb.urls import site_of
 
 if TYPE_CHECKING:
@@ -167,6 +173,8 @@ def form_rows(spec: PageSpec) -> list[Row]:
             "n_fields": len(f.fields),
             "field_names": [x.name for x in f.fields],
             "robots_allowed": spec.robots_allowed,
+            "backend": results.backend(site, f),
+            "holds": results.holds(site, f),
         }
         for i, f in enumerate(spec.ordered_forms())
     ]
@@ -199,7 +207,7 @@ def _schema_forms() -> Any:
         ("page_url", s), ("site", s), ("form_index", i), ("signature", s), ("action", s),
         ("method", s), ("form_kind", s), ("searchable", b), ("domain", s),
         ("relevant_domains", ls), ("js_only", b), ("n_fields", i), ("field_names", ls),
-        ("robots_allowed", b),
+        ("robots_allowed", b), ("backend", s), ("holds", s),
     ])  # fmt: skip
 
 
