@@ -6,8 +6,9 @@ other searchable forms, every request through one logging proxy. Then, from the
 catalogue, the truth (``simweb.results.backend``/``holds`` of each (site, signature))
 and the proxy's request log:
 
-* precision and recall of "answers queries" (truth: backend ``database`` or ``site``);
-  forms left ``unknown`` count as not answering;
+* precision and recall of "answers queries" (truth: backend ``database`` or ``site``)
+  over the forms that got at least one submission (the others, and why: a POST form,
+  robots.txt, are counted apart); forms left ``unknown`` count as not answering;
 * domain accuracy of generic keyword boxes (one free-text field, nothing else but
   hidden fields and buttons) with the critic's domain and with the probed one (a
   probed domain overrides the critic's), against two truths: the form's labelled
@@ -112,8 +113,7 @@ def politeness(log: Sequence[dict[str, Any]], web: SimWeb, min_delay: float,
                 disallowed_probes += 1
     gaps: list[tuple[float, float]] = []  # (gap, the host's delay)
     for host, ts in times.items():
-        site = web.site_for_host(host)
-        delay = max(min_delay, site.crawl_delay if site is not None else 0.0)
+        delay = max(min_delay, _crawl_delay(web, host))
         ts.sort()
         gaps += [(b - a, delay) for a, b in itertools.pairwise(ts)]
     too_fast = sum(1 for g, d in gaps if g < d - 0.01)
@@ -122,6 +122,17 @@ def politeness(log: Sequence[dict[str, Any]], web: SimWeb, min_delay: float,
             "min_gap_s": round(min((g for g, _ in gaps), default=0.0), 3),
             "gaps_faster_than_delay": too_fast, "probe_requests": sum(
                 1 for r in log if f"http://{r['host']}{r['path']}" in probe_urls)}  # fmt: skip
+
+
+def _crawl_delay(web: SimWeb, host: str) -> float:
+    """The Crawl-delay the host's own robots.txt asks for (0 when none)."""
+    site = web.site_for_host(host)
+    if site is None or host not in site.hosts:
+        return 0.0
+    text = site.robots.get(site.hosts.index(host)) or ""
+    asked = [line.split(":", 1)[1] for line in text.splitlines()
+             if line.lower().startswith("crawl-delay:")]  # fmt: skip
+    return max((float(x) for x in asked), default=0.0)
 
 
 @dataclass
@@ -143,17 +154,21 @@ def judge_catalogue(cat: Catalogue, truth: Truth) -> list[dict[str, Any]]:
     """Each searchable form of the catalogue with its probe, critic verdict and truth."""
     rows = cat.con.execute(
         "SELECT f.form_id, f.site, f.signature, f.domain, f.relevant, p.verdict, p.domain,"
-        " p.submissions, p.results_estimate, list(ff.type ORDER BY ff.position)"
+        " p.submissions, s.sent, p.note, p.results_estimate,"
+        " list(ff.type ORDER BY ff.position)"
         " FROM forms f LEFT JOIN form_probes p USING (form_id)"
+        " LEFT JOIN (SELECT form_id, count(*) FILTER (WHERE status > 0) AS sent FROM probes"
+        "            GROUP BY form_id) s USING (form_id)"
         " LEFT JOIN form_fields ff USING (form_id) WHERE f.searchable"
         " GROUP BY ALL ORDER BY f.form_id").fetchall()  # fmt: skip
     out = []
-    for fid, site, sig, critic, relevant, verdict, pdom, subs, est, types in rows:
+    for fid, site, sig, critic, relevant, verdict, pdom, subs, sent, note, est, types in rows:
         t = truth.get((site, sig))
         out.append({
             "form_id": fid, "site": site, "critic_domain": critic or OTHER_DOMAIN,
             "relevant": bool(relevant), "verdict": verdict, "probe_domain": pdom,
-            "submissions": subs, "results_estimate": est,
+            "submissions": subs, "sent": int(sent or 0), "note": note or "",
+            "results_estimate": est,
             "keyword_box": keyword_box([("", x) for x in types or []]),
             "truth_kind": t.kind if t else None, "truth_backend": t.backend if t else None,
             "truth_holds": t.holds if t else None, "truth_domain": t.domain if t else None,
@@ -202,9 +217,11 @@ def _ratio(a: int, b: int) -> str:
 def summarise(runs: Sequence[ProbeRun]) -> dict[str, Any]:
     """The figures of the module doc over all runs (and per web x domain)."""
     forms = [dict(f, web=r.web, domain=r.domain) for r in runs for f in r.forms]
-    probed = [f for f in forms if f["submissions"] and f["truth_backend"] is not None]
-    not_probed = Counter(f"{f['truth_backend'] or 'post'}" for f in forms
-                         if not f["submissions"] and f["truth_backend"] is not None)
+    probed = [f for f in forms if f["sent"] and f["truth_backend"] is not None]
+    not_probed = Counter(
+        f"{f['truth_backend'] or 'post'}: "
+        f"{'robots.txt' if 'robots' in f['note'] else f['note'] or 'not probed'}"
+        for f in forms if not f["sent"] and f["truth_backend"] is not None)
     tp = sum(1 for f in probed if f["verdict"] == "answers" and f["truth_backend"] in ANSWERING)
     pred = sum(1 for f in probed if f["verdict"] == "answers")
     pos = sum(1 for f in probed if f["truth_backend"] in ANSWERING)
@@ -225,7 +242,7 @@ def summarise(runs: Sequence[ProbeRun]) -> dict[str, Any]:
         sub = [f for f in boxes if f["truth_kind"] == kind]
         by_kind[kind] = {"label": accuracy(sub, "truth_domain"),
                          "content": accuracy(sub, "truth_content")}
-    subs = [int(f["submissions"]) for f in probed if f["submissions"]]
+    subs = [int(f["sent"]) for f in probed]
     site_counts = [n for r in runs for n in r.per_site.values()]
     polite: dict[str, float] = {k: sum(int(r.polite.get(k, 0)) for r in runs)
               for k in ("requests", "probe_requests", "not_get", "disallowed",

@@ -92,7 +92,7 @@ def site_texts(cat: Catalogue, site: str, limit: int = 400) -> list[str]:
 def query_words(form: ProbeForm, site_text: Sequence[str], domain: str) -> list[str]:
     """Candidate words for the text inputs: the form's page, its site, then the domain's
     vocabulary (single words of its keywords)."""
-    own = words_of([form.page_title, form.context])
+    own = words_of([form.page_title])  # forms.context can glue a menu's words together
     site = words_of(site_text)
     vocab = [k for k in domain_keywords(domain) if k.isalpha()] if domain else []
     name = form.site.split(".")[0].replace("-", "")

@@ -1,9 +1,10 @@
 """What may be probed, and with which questions (after Madhavan et al., VLDB 2008).
 
-A stored form is re-read from its HTML with lxml's form model (``lxml.html.FormElement``:
-input types, option values, checked radios), so the submissions carry exactly what a
-browser would send: hidden fields, each select's chosen option, the checked radio and
-checkbox values, and the texts put in the free-text inputs. A GET submission replaces
+A stored form is re-read from its stored HTML with lxml (input types, option values,
+selected options, checked radios: what ``form_fields`` does not keep), so the
+submissions carry what a browser would send: hidden fields, each select's chosen
+option, the checked radio and checkbox values, and the texts put in the free-text
+inputs. A GET submission replaces
 the action's query with the form data (the HTML rule).
 
 ``refusal(form)`` says why a form is never probed: not GET, a password, email, file or
@@ -32,7 +33,7 @@ from formhunter.keywords import SEARCH_WORDS
 FORBIDDEN_TYPES = frozenset({"password", "email", "file", "textarea"})
 #: Input types that take free text (a word may be typed in them).
 TEXT_TYPES = frozenset({"text", "search", ""})
-_WORD = re.compile(r"[^\W\d_]{3,}", re.UNICODE)
+_WORD = re.compile(r"\b[^\W\d_]{3,20}\b", re.UNICODE)
 _BORING = frozenset(ENGLISH_STOP_WORDS) | frozenset(SEARCH_WORDS) | frozenset(
     {"search", "results", "result", "page", "home", "welcome", "online", "best", "site",
      "submit", "more", "next", "previous", "back", "main", "new", "contact", "about",

@@ -8,7 +8,7 @@ submission refused by robots.txt or the guard is recorded (no request was sent) 
 ends the form's probing. After the third answer a word from the result items is
 added (iterative probing). Every answer's result items are read by one page
 classifier per known domain: the per-submission ``topic_score`` is the score for the
-target domain, the form's ``domain`` the best domain over all its result items.
+target domain, the form's ``domain`` the best domain of all its result texts together.
 """
 
 from __future__ import annotations
@@ -160,20 +160,23 @@ class Prober:
 
     def _domain(self, form: ProbeForm, answers: list[Answer],
                 verdict: str) -> tuple[str, float | None]:  # fmt: skip
-        """Topic score per answer (the target domain) and the results' domain."""
+        """Topic score per answer (the target domain) and the results' domain: the best
+        domain of all result texts read as one page (a few hits say little each)."""
         listed = [a for a in answers if a.ok and a.items and a.kind != "control"]
         if not listed or not self.reader.domains:
             return "", None
         pages = [_items_page(a, form.site) for a in listed]
+        pages.append(Page(url=form.action, final_url=form.action, status=200, site=form.site,
+                          text=" ".join(p.text for p in pages)))  # fmt: skip
         scores = self.reader.scores(pages)
         target = self.target or form.domain
         if target in scores:
-            for a, s in zip(listed, scores[target], strict=True):
+            for a, s in zip(listed, scores[target], strict=False):
                 a.topic_score = s
         if verdict != "answers":
             return "", None
-        mean = {d: sum(v) / len(v) for d, v in scores.items()}
-        best = max(mean, key=lambda d: (mean[d], d))
-        if mean[best] < self.reader.min_score:
-            return OTHER, mean[best]
-        return best, mean[best]
+        whole = {d: v[-1] for d, v in scores.items()}
+        best = max(whole, key=lambda d: (whole[d], d))
+        if whole[best] < self.reader.min_score:
+            return OTHER, whole[best]
+        return best, whole[best]

@@ -163,7 +163,32 @@ def form_detail(con: duckdb.DuckDBPyConnection, form_id: int) -> dict[str, Any]:
         labels = _rows(con.execute(
             "SELECT labelled_at, verdict_ok, true_domain, note FROM form_labels"
             " WHERE form_id = ? ORDER BY labelled_at DESC", [form_id]))  # fmt: skip
-    return {"form": form, "fields": fields, "path": path, "labels": labels}
+    probe, submissions = form_probe(con, form["site"], form["signature"])
+    return {"form": form, "fields": fields, "path": path, "labels": labels, "probe": probe,
+            "submissions": submissions}  # fmt: skip
+
+
+def form_probe(con: duckdb.DuckDBPyConnection, site: str,
+               signature: str) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:  # fmt: skip
+    """The latest probing of the directory entry (site, signature) and its submissions
+    (None and [] when it was never probed, or the file predates probing)."""
+    tables = {r[0] for r in con.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'"
+    ).fetchall()}  # fmt: skip
+    if "form_probes" not in tables:
+        return None, []
+    rows = _rows(con.execute(
+        "SELECT form_id, probed_at, verdict, domain, round(domain_score, 3) AS domain_score,"
+        " inputs, results_estimate, submissions, note FROM form_probes"
+        " WHERE site = ? AND signature = ? ORDER BY probed_at DESC LIMIT 1",
+        [site, signature]))  # fmt: skip
+    if not rows:
+        return None, []
+    subs = _rows(con.execute(
+        "SELECT n, kind, input, value, url, status, error, n_items, reported,"
+        " round(topic_score, 3) AS topic_score FROM probes WHERE site = ? AND signature = ?"
+        " AND probed_at = ? ORDER BY n", [site, signature, rows[0]["probed_at"]]))  # fmt: skip
+    return rows[0], subs
 
 
 def domain_choices(con: duckdb.DuckDBPyConnection) -> list[str]:

@@ -103,6 +103,7 @@ COMMANDS = {
     "crawl": lambda db, seeds: ["crawl", "--domain", "airfare", "--seeds", seeds, "--db", db,
                                 "--max-pages", "5", "--quiet"],
     "resume": lambda db, seeds: ["crawl", "--resume", "--db", db, "--quiet"],
+    "probe": lambda db, seeds: ["probe", "--db", db],
 }  # fmt: skip
 
 

@@ -134,6 +134,7 @@ def test_probe_command_records_judges_and_exports(
     assert box["probe"]["results_estimate"] and box["critic_domain"] == "other"
     assert box["domain_source"] == "probe" and box["domain"] == box["probe"]["domain"] != "other"
     assert forms[ids["static"]]["domain_source"] == "critic"
+    _web_page_shows_the_probe(db, ids["box"], box["probe"]["domain"])
     # probed forms are skipped next time unless --again
     assert main(["probe", "--db", str(db), "--proxy", simweb_proxy.url, "--allow-private",
                  "--forms", "searchable", "--config", str(cfg)]) == 0  # fmt: skip
@@ -189,3 +190,23 @@ def test_crawl_with_probe_probes_relevant_forms_within_its_politeness(
     for times in by_host.values():
         times.sort()
         assert all(b - a >= DELAY - 0.01 for a, b in itertools.pairwise(times))
+
+
+def _web_page_shows_the_probe(db: Path, form_id: int, domain: str) -> None:
+    from aiohttp.test_utils import TestClient, TestServer
+
+    from formhunter.web import FileStore, WebSettings, make_app
+
+    async def go() -> None:
+        app = make_app(WebSettings(store=FileStore(db), token="t"))
+        async with TestClient(TestServer(app)) as c:
+            data = await (await c.get(f"/api/forms/{form_id}")).json()
+            assert data["probe"]["verdict"] == "answers" and data["probe"]["domain"] == domain
+            assert [x["n"] for x in data["submissions"]] == list(
+                range(1, data["probe"]["submissions"] + 1))
+            assert data["submissions"][0]["kind"] == "control"
+            html = await (await c.get(f"/forms/{form_id}")).text()
+            assert "answers queries" in html and "overrides" in html
+            assert 'id="submissions"' in html
+
+    asyncio.run(asyncio.wait_for(go(), 60))
