@@ -210,3 +210,19 @@ def _web_page_shows_the_probe(db: Path, form_id: int, domain: str) -> None:
             assert 'id="submissions"' in html
 
     asyncio.run(asyncio.wait_for(go(), 60))
+
+
+def test_private_addresses_are_refused_without_a_request() -> None:
+    html = '<form action="http://127.0.0.1:9/find"><input name="q"></form>'
+    form = ProbeForm(1, "127.0.0.1", "s", "http://127.0.0.1:9/find", "GET", True, "book",
+                     html, inputs=read_inputs(html))  # fmt: skip
+    settings = load_settings(None, {"probe": {"page_classifier": "keywords"}})
+
+    async def run() -> Any:
+        async with Fetcher(settings.fetch) as fetcher:
+            prober = Prober(fetcher, settings.probe, domain_reader(settings))
+            return await prober.probe(form, ["word"]), fetcher.stats.requests
+
+    result, requests = asyncio.run(run())
+    assert [a.error for a in result.answers] == ["forbidden-address"]
+    assert requests == 0 and result.verdict == "unknown" and "forbidden" in result.note
