@@ -18,7 +18,8 @@ faults; faults mean exit code 1). At the end, whatever the reason, the learners
 "learn" and "end". Companions (``Engine.accompany``, e.g. ``crawl --probe``) run as
 tasks beside the loop through the same fetcher; when the loop ends (not interrupted)
 the buffered rows are committed, ``crawl_over`` is set and the companions are awaited
-with the fetcher still open, before the last commit.
+with the fetcher still open, before the last commit (a companion's exception counts as
+a fault).
 """
 
 from __future__ import annotations
@@ -156,7 +157,11 @@ class Engine:
                     if companions and reason != "interrupted":
                         self.commit()  # the companions see every row of the crawl
                         self.crawl_over.set()
-                        await asyncio.gather(*companions)
+                        for outcome in await asyncio.gather(*companions,
+                                                            return_exceptions=True):
+                            if isinstance(outcome, Exception):  # a fault, not a crash
+                                self.stats.faults["companion"] += 1
+                                log.error("a companion of the crawl failed: %r", outcome)
             finally:
                 for task in companions:
                     task.cancel()

@@ -259,6 +259,9 @@ def cmd_crawl(args: argparse.Namespace) -> int:
 
         ui = (args.ui_host, check_port(args.ui))
         warn_public(args.ui_host)
+    if settings.probe.in_crawl and not settings.fetch.obey_robots:
+        raise UsageError("--probe needs robots.txt obeyed: submissions to other people's "
+                         "forms never skip it (leave out --no-robots)")
     if args.workers is not None or args.ray_address:
         if settings.probe.in_crawl:
             raise UsageError("--probe is not available with --workers/--ray-address; "

@@ -105,11 +105,12 @@ class Prober:
     async def _send(self, form: ProbeForm, query: Query) -> Answer:
         url = submission_url(form.action, query.pairs(form.inputs))
         answer = Answer(query.kind, query.input, query.value, url)
+        self.site_spent[form.site] += 1  # held before the wait: forms probed at once share it
         result = await self.fetcher.fetch(url)
         answer.status, answer.error = result.status, result.error
         if result.error in _STOP_ERRORS:
-            return answer  # refused before any request: not counted against the site
-        self.site_spent[form.site] += 1
+            self.site_spent[form.site] -= 1  # refused before any request was sent
+            return answer
         if result.ok:
             page = parse_page(url, result.body, final_url=result.final_url or url,
                               status=result.status, content_type=result.content_type)  # fmt: skip

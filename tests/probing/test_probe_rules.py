@@ -3,9 +3,15 @@ would send, the query plan, how answers are read and judged."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
+import pytest
+
+from formhunter.cli import main
+from formhunter.config import load_settings
 from formhunter.model import Link, Page
+from formhunter.probing import probe_fetch_settings
 from formhunter.probing.plan import (
     Plan,
     ProbeForm,
@@ -127,3 +133,16 @@ def test_reported_counts() -> None:
     assert reported_count("We found 37 matches") == 37
     assert reported_count("1,204 cars for sale") == 1204
     assert reported_count("Welcome to our shop") is None
+
+
+def test_probing_never_skips_robots_txt(tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    seeds = tmp_path / "seeds.txt"
+    seeds.write_text("http://www.books.example/\n")
+    db = tmp_path / "c.duckdb"
+    assert main(["crawl", "--domain", "book", "--seeds", str(seeds), "--db", str(db),
+                 "--probe", "--no-robots"]) == 2  # fmt: skip
+    assert "--probe needs robots.txt obeyed" in capsys.readouterr().err
+    assert not db.exists()
+    settings = load_settings(None, {"fetch": {"obey_robots": False}})
+    assert probe_fetch_settings(settings).obey_robots  # formhunter probe: always obeyed

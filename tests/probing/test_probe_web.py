@@ -29,6 +29,16 @@ from formhunter.simweb.sites import robots_allowed
 DELAY = 0.2
 
 
+def _assert_spaced(log: list[dict[str, Any]], delay: float) -> None:
+    """No host of the proxy's log was asked twice within ``delay`` seconds."""
+    by_host: dict[str, list[float]] = {}
+    for r in log:
+        by_host.setdefault(r["host"], []).append(r["time"])
+    for times in by_host.values():
+        times.sort()
+        assert all(b - a >= delay - 0.01 for a, b in itertools.pairwise(times))
+
+
 def _page_of(site: Any, index: int) -> str:
     """A page of the site showing its form ``index``."""
     for place, forms in site.placements.items():
@@ -119,12 +129,7 @@ def test_probe_command_records_judges_and_exports(
     robots_site, i = _pick(simweb_small)["robots"]
     action_path = robots_site.forms[i].action.split("/", 3)[3].split("?")[0]
     assert not any(r["path"].lstrip("/").startswith(action_path) for r in log)
-    by_host: dict[str, list[float]] = {}
-    for r in log:
-        by_host.setdefault(r["host"], []).append(r["time"])
-    for times in by_host.values():
-        times.sort()
-        assert all(b - a >= DELAY - 0.01 for a, b in itertools.pairwise(times))
+    _assert_spaced(log, DELAY)
     # the export: a probe object per form (null for none), the probed domain says so
     out = tmp_path / "f.json"
     assert main(["forms", "--db", str(db), "--format", "json", "--out", str(out)]) == 0
@@ -184,12 +189,7 @@ def test_crawl_with_probe_probes_relevant_forms_within_its_politeness(
     assert relevant and set(probed) == relevant and "answers" in probed.values()
     log = [r for r in simweb_proxy.log if r["time"] >= since]
     assert urls <= {f"http://{r['host']}{r['path']}" for r in log}
-    by_host: dict[str, list[float]] = {}
-    for r in log:
-        by_host.setdefault(r["host"], []).append(r["time"])
-    for times in by_host.values():
-        times.sort()
-        assert all(b - a >= DELAY - 0.01 for a, b in itertools.pairwise(times))
+    _assert_spaced(log, DELAY)
 
 
 def _web_page_shows_the_probe(db: Path, form_id: int, domain: str) -> None:
