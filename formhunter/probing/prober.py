@@ -8,7 +8,9 @@ submission refused by robots.txt or the guard is recorded (no request was sent) 
 ends the form's probing. After the third answer a word from the result items is
 added (iterative probing). Every answer's result items are read by one page
 classifier per known domain: the per-submission ``topic_score`` is the score for the
-target domain, the form's ``domain`` the best domain of all its result texts together.
+target domain, the form's ``domain`` the best domain of all its result texts together
+when most answers agree with it ("other" when the results' domain changes with the
+query).
 """
 
 from __future__ import annotations
@@ -162,7 +164,9 @@ class Prober:
     def _domain(self, form: ProbeForm, answers: list[Answer],
                 verdict: str) -> tuple[str, float | None]:  # fmt: skip
         """Topic score per answer (the target domain) and the results' domain: the best
-        domain of all result texts read as one page (a few hits say little each)."""
+        domain of all result texts read as one page (a few hits say little each), if it
+        is also the best of at least half the answers one by one; results whose domain
+        changes with the query (a directory's, a general site search's) are "other"."""
         listed = [a for a in answers if a.ok and a.items and a.kind != "control"]
         if not listed or not self.reader.domains:
             return "", None
@@ -179,5 +183,8 @@ class Prober:
         whole = {d: v[-1] for d, v in scores.items()}
         best = max(whole, key=lambda d: (whole[d], d))
         if whole[best] < self.reader.min_score:
+            return OTHER, whole[best]
+        firsts = Counter(max(scores, key=lambda d: (scores[d][i], d)) for i in range(len(listed)))
+        if 2 * firsts[best] < len(listed):
             return OTHER, whole[best]
         return best, whole[best]
