@@ -165,8 +165,9 @@ class Prober:
                 verdict: str) -> tuple[str, float | None]:  # fmt: skip
         """Topic score per answer (the target domain) and the results' domain: the best
         domain of all result texts read as one page (a few hits say little each), if it
-        is also the best of at least half the answers one by one; results whose domain
-        changes with the query (a directory's, a general site search's) are "other"."""
+        is also the best of at least three answers in four one by one (a database of one
+        domain answers every query in it); results whose domain changes with the query (a
+        directory's, a general site search's) are "other"."""
         listed = [a for a in answers if a.ok and a.items and a.kind != "control"]
         if not listed or not self.reader.domains:
             return "", None
@@ -185,6 +186,6 @@ class Prober:
         if whole[best] < self.reader.min_score:
             return OTHER, whole[best]
         firsts = Counter(max(scores, key=lambda d: (scores[d][i], d)) for i in range(len(listed)))
-        if 2 * firsts[best] < len(listed):
+        if 4 * firsts[best] < 3 * len(listed):
             return OTHER, whole[best]
         return best, whole[best]

@@ -9,10 +9,11 @@ What a form does with a query (``backend``, also a ground-truth column):
 
 * ``database``: it fronts a database, the site's items of the form's domain (for a
   site search of a non-database site, ``site``: the site's own articles). The result
-  page lists the items whose title matches the query (every filled field has a word in
-  the title; an empty or default query lists everything), ``PAGE_SIZE`` per page with
-  a next-page link (``page=N``) and a count ("Showing 1-10 of 37 results"); a query
-  that matches nothing gets a "no results" page.
+  page lists the items that match the query (every filled field has a word in the
+  item's title or its category's; an empty or default query lists everything), each
+  with a sentence about it (a snippet), ``PAGE_SIZE`` per page with a next-page link
+  (``page=N``) and a count ("Showing 1-10 of 37 results"); a query that matches
+  nothing gets a "no results" page.
 * ``static``: it looks searchable but fronts nothing: every query gets the same page
   (the action's own page without the query when there is one, else the home page).
   A deterministic share of domain forms (``STATIC_SHARE``) and of site-search boxes
@@ -112,7 +113,9 @@ def _records(web: SimWeb, site: Site, form_index: int) -> list[Record]:
         out = []
         for s, i in _items(site, site.forms[form_index]):
             title = item_title(site, s, i)
-            out.append((s, i, title, frozenset(_WORD.findall(title.lower()))))
+            # a search indexes the item's category too (its breadcrumb), not only its title
+            words = _WORD.findall(f"{title} {site.sections[s].title}".lower())
+            out.append((s, i, title, frozenset(words)))
         web._records[key] = out
     return out
 
