@@ -29,8 +29,9 @@ class SimWebBacklinks:
                  cache_pages: int = 20_000) -> None:  # fmt: skip
         if graph is None:
             from formhunter.bench.oracle import load_or_build
+            from formhunter.worlds import as_world
 
-            graph = load_or_build(web, cache_dir)
+            graph = load_or_build(as_world(web), cache_dir)
         self.web = web
         self.graph = graph
         self.max_sources = max_sources

@@ -82,11 +82,12 @@ def run_cluster_bench(plan: ClusterPlan, say: Callable[[str], None] = print) -> 
     from formhunter.cluster.driver import ClusterCrawl, start_ray, stop_ray
     from formhunter.simweb import SimWeb
     from formhunter.simweb.server import proxy_process
+    from formhunter.worlds import as_world
 
     web = SimWeb(seed=plan.seed, n_sites=plan.sites, slow_delay=plan.slow_delay,
                  page_kb=plan.page_kb)  # fmt: skip
     seeds = web.seeds(plan.domain, plan.n_seeds)
-    graph = TruthGraph.from_web(web)
+    graph = TruthGraph.from_web(as_world(web))
     fig: dict[str, Any] = {"plan": asdict(plan), "cpus": os.cpu_count(),
                            "uptime_before": uptime(), "runs": []}  # fmt: skip
     say(f"load: {fig['uptime_before']}")

@@ -14,6 +14,8 @@ Several webs (``HarvestPlan.webs``): everything above runs on each simulated-web
 seed in turn (its own truth graph and proxy); the report gives mean ± sd over webs.
 ``UNSEEN_WEBS`` are seeds no model or default was built or tuned on (the shipped
 offline link models come from web 8, the learners were tuned on webs 7 and 8).
+``HarvestPlan.world`` chooses the family of webs (``formhunter.worlds``: simweb or
+bazaar, a second family designed apart); parts of different worlds do not merge.
 
 A run is judged twice: by the crawler's own critic (``forms.relevant``: what the
 crawler believes) and by the truth (catalogue forms joined with the truth's
@@ -78,6 +80,7 @@ class HarvestPlan:
     config: str = ""  # a settings file (TOML) read for every crawl, under the bench's own
     webs: tuple[int, ...] = ()
     references: tuple[str, ...] = ("keyword", "random")
+    world: str = "simweb"  # the family of simulated webs (formhunter.worlds)
 
     def engine_strategies(self) -> list[str]:
         """Engine strategies to run, in order: the given ones, then the keyword
@@ -377,10 +380,10 @@ def _run_web(plan: HarvestPlan, w: int, strategies: Sequence[str], db_dir: Path,
              web_totals: dict[int, dict[str, dict[str, int]]],
              seeds: dict[str, list[list[str]]]) -> bool:  # fmt: skip
     """Every (repeat, domain, strategy) on simulated web ``w``; True when interrupted."""
-    from formhunter.simweb import SimWeb
+    from formhunter.worlds import open_world
 
-    web = SimWeb(seed=w, n_sites=plan.sites, slow_delay=plan.slow_delay)
-    say(f"truth graph of the simulated web (seed {w}, {plan.sites} sites)"
+    web = open_world(plan.world, w, plan.sites, slow_delay=plan.slow_delay)
+    say(f"truth graph of the {plan.world} web (seed {w}, {plan.sites} sites)"
         f"{'' if plan.cache_dir else ' (no cache: built now)'} ...")  # fmt: skip
     t0 = time.perf_counter()
     graph = load_or_build(web, plan.cache_dir)
@@ -388,7 +391,7 @@ def _run_web(plan: HarvestPlan, w: int, strategies: Sequence[str], db_dir: Path,
         f" ({time.perf_counter() - t0:.1f}s)")  # fmt: skip
     totals = web_totals[w] = {d: graph.totals(d) for d in plan.domains}
     tag = f"w{w} " if len(plan.web_seeds()) > 1 else ""
-    with proxy_process(w, plan.sites, plan.slow_delay) as proxy:
+    with proxy_process(w, plan.sites, plan.slow_delay, world=plan.world) as proxy:
         for rep in range(plan.repeats):
             for domain in plan.domains:
                 sd = seed_set(web, domain, plan.seeds_per_domain, rep)
@@ -441,7 +444,7 @@ def _run_web(plan: HarvestPlan, w: int, strategies: Sequence[str], db_dir: Path,
 
 #: the plan fields that must agree for runs to be compared in one report
 _SAME_IN_PARTS = ("pages", "sites", "repeats", "seeds_per_domain", "concurrency", "slow_delay",
-                  "learning_threshold", "config")  # fmt: skip
+                  "learning_threshold", "config", "world")  # fmt: skip
 
 
 def plan_record(result: HarvestResult) -> dict[str, Any]:

@@ -6,8 +6,9 @@ node, the link graph as CSR arrays, each page's topics as a bit mask over
 catalogue's notion of one form -- with its labels, and the occurrences of each
 key on pages. An occurrence is *findable* when a crawler without a browser can
 see it: the form is not js-only and robots.txt allows its page. Building from a
-``SimWeb`` walks the whole truth once (about a minute for the default web), so
-``load_or_build`` caches it on disk, keyed by seed, size and the simweb source.
+world (``formhunter.worlds``) walks the whole truth once (about a minute for the
+default web), so ``load_or_build`` caches it on disk, keyed by the world's name,
+seed, size and the hash of its generator's sources.
 
 ``omniscient(graph, domain, seeds, max_pages)`` crawls like a crawler that knows
 the whole web: it starts from the seeds, can only fetch discovered links, never
@@ -31,11 +32,14 @@ import shutil
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from formhunter.exceptions import UsageError
+
+if TYPE_CHECKING:
+    from formhunter.worlds import World
 
 DOMAINS: tuple[str, ...] = (
     "airfare", "auto", "book", "hotel", "job", "movie", "music", "rental",
@@ -171,9 +175,10 @@ class TruthGraph:
         return g
 
     @classmethod
-    def from_web(cls, web: Any) -> TruthGraph:
-        """Walk ``web.truth()`` once (slow: about a minute for 500 sites)."""
-        return cls.from_rows(web.truth().rows(), meta={"seed": web.seed, "n_sites": web.n_sites})
+    def from_web(cls, web: World) -> TruthGraph:
+        """Walk ``web.truth_rows()`` once (slow: about a minute for 500 sites)."""
+        return cls.from_rows(web.truth_rows(), meta={"world": web.name, "seed": web.seed,
+                                                     "n_sites": web.n_sites})  # fmt: skip
 
     # -- persistence ----------------------------------------------------------
 
@@ -272,11 +277,11 @@ def source_hash() -> str:
     return h.hexdigest()[:12]
 
 
-def load_or_build(web: Any, cache_dir: str | Path | None) -> TruthGraph:
+def load_or_build(web: World, cache_dir: str | Path | None) -> TruthGraph:
     """The web's TruthGraph from ``cache_dir`` (built and saved there when missing)."""
     if cache_dir is None:
         return TruthGraph.from_web(web)
-    d = Path(cache_dir) / f"simweb-{web.seed}-{web.n_sites}-{source_hash()}"
+    d = Path(cache_dir) / f"{web.name}-{web.seed}-{web.n_sites}-{web.source_hash()}"
     if (d / "meta.json").exists():
         return TruthGraph.load(d)
     g = TruthGraph.from_web(web)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from formhunter.exceptions import UsageError
+from formhunter.worlds import WORLDS
 
 if TYPE_CHECKING:
     from formhunter.bench.harvest import HarvestResult
@@ -48,7 +49,7 @@ def cmd_harvest(args: argparse.Namespace) -> int:
         concurrency=args.concurrency, slow_delay=args.slow_delay,
         keep_catalogues=args.keep_catalogues, learning_threshold=args.learning_threshold,
         config=_settings_file(args.config), webs=args.webs or (),
-        references=() if args.no_references else ("keyword", "random"),
+        references=() if args.no_references else ("keyword", "random"), world=args.world,
     )  # fmt: skip
     return _harvest_report(run_harvest(plan, progress=not args.quiet and sys.stderr.isatty()), out)
 
@@ -256,6 +257,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     h.add_argument("--config", metavar="FILE", default="",
                    help="a settings file (TOML) for every crawl, e.g. [stopping] extend_pages "
                    "= 100; the benchmark's own fetch settings and budget stay")  # fmt: skip
+    h.add_argument("--world", choices=WORLDS, default="simweb",
+                   help="the family of simulated webs (formhunter.worlds; default simweb); "
+                   "--merge refuses parts of different worlds")  # fmt: skip
     h.add_argument("--no-cache", action="store_true", help="rebuild the truth graph")
     h.add_argument(
         "--keep-catalogues",

@@ -1,4 +1,7 @@
-"""``formhunter simweb serve|seeds|truth|bench``: the simulated web from the command line."""
+"""``formhunter simweb serve|seeds|truth|stats|bench``: the simulated web from the command line.
+
+``--world NAME`` chooses the family (``formhunter.worlds``: simweb, the default, or bazaar)
+for serve, seeds, truth and stats."""
 
 from __future__ import annotations
 
@@ -7,8 +10,8 @@ import asyncio
 import json
 
 from formhunter.exceptions import UsageError
-from formhunter.simweb import SimWeb
 from formhunter.simweb.weight import PAGE_KB_MAX, check_page_kb
+from formhunter.worlds import WORLDS, World, open_world
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -20,9 +23,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     ssub = p.add_subparsers(dest="simweb_command", metavar="ACTION")
 
-    def common(q: argparse.ArgumentParser) -> None:
+    def common(q: argparse.ArgumentParser, world: bool = True) -> None:
         q.add_argument("--seed", type=int, default=7, help="generator seed (default 7)")
         q.add_argument("--sites", type=int, default=500, help="number of sites (default 500)")
+        if world:
+            q.add_argument("--world", choices=WORLDS, default="simweb",
+                           help="which family of simulated webs (default simweb)")  # fmt: skip
 
     q = ssub.add_parser(
         "serve",
@@ -65,23 +71,34 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.set_defaults(func=_truth)
 
     q = ssub.add_parser(
+        "stats",
+        help="print sites, pages and forms per domain (walks the whole truth)",
+        description="Counts of a simulated web from its ground truth: pages and sites by "
+        "kind, and per domain the sites holding a relevant form, the distinct relevant "
+        "forms (site, signature), how many of them a crawler without a browser can find, "
+        "and on-topic pages.",
+    )
+    common(q)
+    q.add_argument("--format", choices=("table", "json"), default="table")
+    q.set_defaults(func=_stats)
+
+    q = ssub.add_parser(
         "bench",
         help="print counts, densities and proxy pages/s",
         description="Counts of the web and the proxy's throughput.",
     )
-    common(q)
+    common(q, world=False)
     q.add_argument("--clients", type=int, default=32, help="concurrent clients (default 32)")
     q.add_argument("--requests", type=int, default=3000, help="requests to time")
-    q.set_defaults(func=_bench)
+    q.set_defaults(func=_bench, world="simweb")
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
 
-def _web(args: argparse.Namespace, slow_delay: float = 2.0) -> SimWeb:
-
+def _web(args: argparse.Namespace, slow_delay: float = 2.0) -> World:
     if args.sites < 1:
         raise UsageError("--sites must be >= 1")
     page_kb = check_page_kb(getattr(args, "page_kb", 0), "--page-kb")
-    return SimWeb(seed=args.seed, n_sites=args.sites, slow_delay=slow_delay, page_kb=page_kb)
+    return open_world(args.world, args.seed, args.sites, slow_delay=slow_delay, page_kb=page_kb)
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -102,8 +119,23 @@ def _seeds(args: argparse.Namespace) -> int:
 
 
 def _truth(args: argparse.Namespace) -> int:
-    counts = _web(args).truth().export(args.out, args.format)
+    from formhunter.worlds import SimWebWorld
+    from formhunter.worlds.stats import export_rows
+
+    world = _web(args)
+    if isinstance(world, SimWebWorld):  # simweb's own export keeps its extra columns
+        counts = world.web.truth().export(args.out, args.format)
+    else:
+        counts = export_rows(world.truth_rows(), args.out, args.format)
     print(json.dumps({"out": args.out, "format": args.format, **counts}))
+    return 0
+
+
+def _stats(args: argparse.Namespace) -> int:
+    from formhunter.worlds.stats import format_stats, world_stats
+
+    st = world_stats(_web(args))
+    print(json.dumps(st, indent=1) if args.format == "json" else format_stats(st))
     return 0
 
 

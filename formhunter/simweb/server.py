@@ -1,5 +1,7 @@
 """The simulated web over real HTTP: a forward proxy on loopback.
 
+It serves any world (``formhunter.worlds``: simweb, bazaar); only ``fetch`` is used.
+
 Clients send absolute-URI requests (``GET http://www.foo.example/x HTTP/1.1``), as
 any HTTP client configured with ``proxy=http://127.0.0.1:PORT`` does. Origin-form
 requests (``GET /x`` with ``Host: www.foo.example``) are answered too. Hosts outside
@@ -18,18 +20,27 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from aiohttp import web as aioweb
 
 from formhunter.exceptions import FormhunterError
-from formhunter.simweb.generator import SimWeb
+from formhunter.simweb.generator import SimResponse, SimWeb
+
+if TYPE_CHECKING:
+    from formhunter.worlds import World
+
+
+class Served(Protocol):
+    """What the proxy needs of a web: a SimWeb or any ``formhunter.worlds.World``."""
+
+    def fetch(self, url: str) -> SimResponse: ...
 
 
 class ProxyServer:
-    """An aiohttp low-level server answering for a SimWeb."""
+    """An aiohttp low-level server answering for a SimWeb or another world."""
 
-    def __init__(self, web: SimWeb, log_file: str | None = None, keep_log: bool = True) -> None:
+    def __init__(self, web: Served, log_file: str | None = None, keep_log: bool = True) -> None:
         self.web = web
         self.log: list[dict[str, Any]] = []
         self.keep_log = keep_log
@@ -90,7 +101,7 @@ class ProxyServer:
 class ProxyHandle:
     """A proxy running in a background thread with its own event loop."""
 
-    web: SimWeb
+    web: Any  # the SimWeb (default) or the World it serves
     server: ProxyServer
     port: int
     _loop: asyncio.AbstractEventLoop
@@ -128,11 +139,23 @@ def start_proxy(
     port: int = 0,
     slow_delay: float = 2.0,
     log_file: str | None = None,
-    web: SimWeb | None = None,
+    web: Served | None = None,
     host: str = "127.0.0.1",
+    world: str = "simweb",
 ) -> ProxyHandle:
-    """Start the proxy in a daemon thread; returns once it listens. Call ``.stop()``."""
-    sim = web or SimWeb(seed=seed, n_sites=n_sites, slow_delay=slow_delay)
+    """Start the proxy in a daemon thread; returns once it listens. Call ``.stop()``.
+
+    Serves ``web`` if given, else the world ``world`` (``formhunter.worlds.open_world``;
+    for "simweb" a plain ``SimWeb``, as before) of ``seed`` and ``n_sites``."""
+    sim: Served
+    if web is not None:
+        sim = web
+    elif world == "simweb":
+        sim = SimWeb(seed=seed, n_sites=n_sites, slow_delay=slow_delay)
+    else:
+        from formhunter.worlds import open_world
+
+        sim = open_world(world, seed, n_sites, slow_delay=slow_delay)
     server = ProxyServer(sim, log_file)
     loop = asyncio.new_event_loop()
     ready = threading.Event()
@@ -169,10 +192,11 @@ def running_proxy(
     port: int = 0,
     slow_delay: float = 2.0,
     log_file: str | None = None,
-    web: SimWeb | None = None,
+    web: Served | None = None,
+    world: str = "simweb",
 ) -> Iterator[ProxyHandle]:
     """Context manager around ``start_proxy``: the proxy stops on leaving the block."""
-    handle = start_proxy(seed, n_sites, port, slow_delay, log_file, web)
+    handle = start_proxy(seed, n_sites, port, slow_delay, log_file, web, world=world)
     try:
         yield handle
     finally:
@@ -180,17 +204,12 @@ def running_proxy(
 
 
 async def serve_forever(
-    web: SimWeb, port: int, host: str = "127.0.0.1", log_file: str | None = None
+    web: World, port: int, host: str = "127.0.0.1", log_file: str | None = None
 ) -> None:
     """Run the proxy in the current event loop until cancelled (the ``serve`` command)."""
     server = ProxyServer(web, log_file, keep_log=False)
     await server.start(host, port)
-    weight = f", pages padded to about {web.page_kb} KB" if web.page_kb else ""
-    print(
-        f"simweb proxy on http://{host}:{server.port} ({len(web.sites)} sites, seed {web.seed}"
-        f"{weight})",
-        flush=True,
-    )
+    print(f"{web.name} proxy on http://{host}:{server.port} ({web.describe()})", flush=True)
     try:
         await asyncio.Event().wait()
     finally:
@@ -198,18 +217,19 @@ async def serve_forever(
 
 
 @contextlib.contextmanager
-def proxy_process(seed: int, sites: int, slow_delay: float, page_kb: int = 0) -> Iterator[str]:
+def proxy_process(seed: int, sites: int, slow_delay: float, page_kb: int = 0,
+                  world: str = "simweb") -> Iterator[str]:  # fmt: skip
     """The one launcher of the simulated web's proxy in a child process (demo,
     benchmarks): a ``formhunter simweb serve`` subprocess on a free loopback port;
-    yields its URL. ``page_kb``: its ``--page-kb`` (0: pages as generated). In this
-    process, for tests: ``running_proxy``.
+    yields its URL. ``page_kb``: its ``--page-kb`` (0: pages as generated); ``world``:
+    its ``--world``. In this process, for tests: ``running_proxy``.
 
     Its stderr goes to a temporary file (a pipe nobody reads could fill and block it)."""
     import tempfile
 
     cmd = [sys.executable, "-m", "formhunter.cli", "simweb", "serve", "--port", "0",
            "--seed", str(seed), "--sites", str(sites), "--slow-delay", str(slow_delay),
-           "--page-kb", str(page_kb)]  # fmt: skip
+           "--page-kb", str(page_kb), "--world", world]  # fmt: skip
     with tempfile.TemporaryFile("w+") as err:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True)
         try:
@@ -218,7 +238,7 @@ def proxy_process(seed: int, sites: int, slow_delay: float, page_kb: int = 0) ->
             if "http://" not in line:
                 proc.wait(timeout=10)
                 err.seek(0)
-                raise FormhunterError(f"the simweb proxy did not start: {line}{err.read()[-500:]}")
+                raise FormhunterError(f"the {world} proxy did not start: {line}{err.read()[-500:]}")
             yield "http://" + line.split("http://", 1)[1].split()[0]
         finally:
             proc.terminate()
