@@ -24,7 +24,6 @@ forward search, or a full recompute when the nearest target is far).
 
 from __future__ import annotations
 
-import hashlib
 import heapq
 import json
 import os
@@ -47,7 +46,6 @@ DOMAINS: tuple[str, ...] = (
 INF = np.int32(2**30)
 #: Forward search depth used to re-check a stale distance before a full recompute.
 CHECK_DEPTH = 3
-CACHE_VERSION = 1
 
 Row = dict[str, Any]
 
@@ -264,17 +262,6 @@ class TruthGraph:
                 "on_topic_pages": int(((self.topics & bit) != 0).sum()),
                 "relevant_forms": int((f & self.relevant_keys(domain)).sum()),
                 "searchable_forms": int((f & self.key_searchable).sum())}  # fmt: skip
-
-
-def source_hash() -> str:
-    """Hash of the simulated web's generator sources (a cache key)."""
-    import formhunter.simweb as sw
-
-    h = hashlib.sha256(str(CACHE_VERSION).encode())
-    for p in sorted(Path(sw.__file__).parent.glob("*.py")):
-        h.update(p.name.encode())
-        h.update(p.read_bytes())
-    return h.hexdigest()[:12]
 
 
 def load_or_build(web: World, cache_dir: str | Path | None) -> TruthGraph:

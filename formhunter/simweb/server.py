@@ -141,21 +141,12 @@ def start_proxy(
     log_file: str | None = None,
     web: Served | None = None,
     host: str = "127.0.0.1",
-    world: str = "simweb",
 ) -> ProxyHandle:
     """Start the proxy in a daemon thread; returns once it listens. Call ``.stop()``.
 
-    Serves ``web`` if given, else the world ``world`` (``formhunter.worlds.open_world``;
-    for "simweb" a plain ``SimWeb``, as before) of ``seed`` and ``n_sites``."""
-    sim: Served
-    if web is not None:
-        sim = web
-    elif world == "simweb":
-        sim = SimWeb(seed=seed, n_sites=n_sites, slow_delay=slow_delay)
-    else:
-        from formhunter.worlds import open_world
-
-        sim = open_world(world, seed, n_sites, slow_delay=slow_delay)
+    Serves ``web`` if given (any world: ``formhunter.worlds.open_world``), else a
+    ``SimWeb`` of ``seed`` and ``n_sites``."""
+    sim: Served = web or SimWeb(seed=seed, n_sites=n_sites, slow_delay=slow_delay)
     server = ProxyServer(sim, log_file)
     loop = asyncio.new_event_loop()
     ready = threading.Event()
@@ -193,10 +184,9 @@ def running_proxy(
     slow_delay: float = 2.0,
     log_file: str | None = None,
     web: Served | None = None,
-    world: str = "simweb",
 ) -> Iterator[ProxyHandle]:
     """Context manager around ``start_proxy``: the proxy stops on leaving the block."""
-    handle = start_proxy(seed, n_sites, port, slow_delay, log_file, web, world=world)
+    handle = start_proxy(seed, n_sites, port, slow_delay, log_file, web)
     try:
         yield handle
     finally:

@@ -23,7 +23,9 @@ domain, relevant_domains, js_only, answers_queries). URLs are canonical
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from formhunter.exceptions import UsageError
@@ -34,6 +36,8 @@ __all__ = ["WORLDS", "SimWebWorld", "World", "as_world", "open_world"]
 Row = dict[str, Any]
 #: Known world names (``open_world``); the first is the default everywhere.
 WORLDS: tuple[str, ...] = ("simweb", "bazaar")
+#: Version of the truth graph's cache format (``bench.oracle``), part of simweb's source hash.
+TRUTH_FORMAT = 1
 
 
 @runtime_checkable
@@ -87,9 +91,13 @@ class SimWebWorld:
         return self.web.truth().rows()
 
     def source_hash(self) -> str:
-        from formhunter.bench.oracle import source_hash
+        import formhunter.simweb as sw
 
-        return source_hash()
+        h = hashlib.sha256(str(TRUTH_FORMAT).encode())
+        for p in sorted(Path(sw.__file__).parent.glob("*.py")):
+            h.update(p.name.encode())
+            h.update(p.read_bytes())
+        return h.hexdigest()[:12]
 
     def describe(self) -> str:
         kb = f", pages padded to about {self.web.page_kb} KB" if self.web.page_kb else ""

@@ -204,7 +204,7 @@ def test_registry() -> None:
 
 @pytest.fixture(scope="module")
 def proxy() -> Iterator[ProxyHandle]:
-    with running_proxy(seed=SEED, n_sites=SITES, slow_delay=0.2, world="bazaar") as px:
+    with running_proxy(web=Bazaar(SEED, SITES, slow_delay=0.2)) as px:
         yield px
 
 

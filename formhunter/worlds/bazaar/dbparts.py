@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from formhunter.worlds.bazaar import widgets as wg
 from formhunter.worlds.bazaar.items import FACETS, Item
@@ -47,6 +48,9 @@ _NOISE = frozenset(
         "p",
     }
 )
+
+if TYPE_CHECKING:
+    from formhunter.worlds.bazaar.sitemodel import SiteModel
 _NOISE_VALUES = frozenset({"", "rt", "ow", "any", "all"})
 
 
@@ -79,7 +83,7 @@ class SearchPart(Part):
 
     pid = "s"
 
-    def __init__(self, model, with_advanced: bool = True) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, model: SiteModel, with_advanced: bool = True) -> None:
         super().__init__(model)
         p = self.plan
         self.arch = p.archetype
@@ -287,7 +291,7 @@ class CatalogPart(Part):
     pid = "k"
     SORTS = ("", "price", "new")
 
-    def __init__(self, model) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, model: SiteModel) -> None:
         super().__init__(model)
         d = self.plan.domain
         self.section = slug(self.plan, DOMAIN_SLUGS, d)
@@ -398,7 +402,7 @@ class CatalogPart(Part):
         return ["/*sort="] if "robots-facets" in self.plan.flags else []
 
 
-def chain_cities(model) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+def chain_cities(model: SiteModel) -> list[tuple[str, str]]:
     """(name, slug) of the cities a chain is in."""
     lang = model.plan.lang
     n = 3 + stable_int(model.plan.idx, "cities") % 5

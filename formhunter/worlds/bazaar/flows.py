@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from formhunter.worlds.bazaar import widgets as wg
 from formhunter.worlds.bazaar.dbparts import _SUBS, chain_cities, ext_path, query_terms
@@ -13,6 +14,9 @@ from formhunter.worlds.bazaar.lexicon import hotel_name, person, slugify
 from formhunter.worlds.bazaar.model import FormSpec, Key, Link, Page, mk, stable_int
 from formhunter.worlds.bazaar.site import Params, Part, slug
 from formhunter.worlds.bazaar.vocab import DOMAIN_SLUGS, SLUGS, dom, ui
+
+if TYPE_CHECKING:
+    from formhunter.worlds.bazaar.sitemodel import SiteModel
 
 _AVAIL = {
     "hotel": "availability",
@@ -44,7 +48,7 @@ class ChainPart(Part):
 
     pid = "h"
 
-    def __init__(self, model) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, model: SiteModel) -> None:
         super().__init__(model)
         p = self.plan
         self.style = model.scheme.style
@@ -254,7 +258,7 @@ class BookingPart(Part):
 
     pid = "b"
 
-    def __init__(self, model) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, model: SiteModel) -> None:
         super().__init__(model)
         self.style = model.scheme.style
         d = self.plan.domain
@@ -324,7 +328,7 @@ class CalendarPart(Part):
     BASE = (2026, 1)
     WINDOW = 18
 
-    def __init__(self, model) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, model: SiteModel) -> None:
         super().__init__(model)
         self.word = slug(self.plan, SLUGS, "calendar")
         self.pretty = model.scheme.style == "pretty"

@@ -7,12 +7,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from formhunter.worlds.bazaar import widgets as wg
 from formhunter.worlds.bazaar.lexicon import CITIES, person, title
 from formhunter.worlds.bazaar.model import DOMAINS, Key, Link, Page, SitePlan, mk, stable_int
 from formhunter.worlds.bazaar.site import Params, Part
 from formhunter.worlds.bazaar.vocab import OFF, dom, off, ui
+
+if TYPE_CHECKING:
+    from formhunter.worlds.bazaar.sitemodel import SiteModel
 
 PER_DIR_PAGE = 12
 
@@ -126,7 +130,7 @@ class ArticlesPart(Part):
     pid = "a"
     PER_PAGE = 10
 
-    def __init__(self, model) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, model: SiteModel) -> None:
         super().__init__(model)
         p = self.plan
         self.n = max(12, p.size - 20)
@@ -290,7 +294,7 @@ class ForumPart(Part):
     pid = "f"
     PER_TOPIC_PAGE = 15
 
-    def __init__(self, model) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, model: SiteModel) -> None:
         super().__init__(model)
         p = self.plan
         self.forums = [
@@ -452,7 +456,7 @@ class ShopPart(Part):
 
     pid = "o"
 
-    def __init__(self, model) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, model: SiteModel) -> None:
         super().__init__(model)
         self.n = self.plan.size
         self.cats = 4 + self.plan.idx % 4

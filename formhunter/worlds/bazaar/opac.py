@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from formhunter.worlds.bazaar import widgets as wg
 from formhunter.worlds.bazaar.dbparts import query_terms
@@ -13,6 +14,9 @@ from formhunter.worlds.bazaar.items import Item, items
 from formhunter.worlds.bazaar.model import FormSpec, Key, Link, Page, mk
 from formhunter.worlds.bazaar.site import Params, Part
 from formhunter.worlds.bazaar.vocab import dom, ui
+
+if TYPE_CHECKING:
+    from formhunter.worlds.bazaar.sitemodel import SiteModel
 
 #: topic -> (domain, subdomain, path prefix)
 KINDS = {"university": ("book", "opac", "/vufind"), "city": ("job", "jobs", "/stellenportal")}
@@ -25,7 +29,7 @@ def opac_host(site: str, topic: str) -> str:
 class OpacPart(Part):
     pid = "q"
 
-    def __init__(self, model) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, model: SiteModel) -> None:
         super().__init__(model)
         self.domain, _, self.prefix = KINDS[self.plan.topic]
         self.host = opac_host(self.plan.site, self.plan.topic)

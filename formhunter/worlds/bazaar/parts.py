@@ -16,7 +16,8 @@ from formhunter.worlds.bazaar.hubparts import (
 from formhunter.worlds.bazaar.opac import OpacPart
 
 if TYPE_CHECKING:
-    from formhunter.worlds.bazaar.site import Part, SiteModel
+    from formhunter.worlds.bazaar.site import Part
+    from formhunter.worlds.bazaar.sitemodel import SiteModel
 
 #: database archetypes that carry a calendar, per domain
 _CALENDAR = {"airfare": ("booking",), "hotel": ("booking",), "rental": ("booking",),

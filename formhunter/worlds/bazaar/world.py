@@ -19,7 +19,7 @@ from formhunter.worlds.bazaar.model import DOMAINS, FormSpec, Link, Page, SitePl
 from formhunter.worlds.bazaar.opac import KINDS, opac_host
 from formhunter.worlds.bazaar.plan import DEFAULT_SITES, plan_sites
 from formhunter.worlds.bazaar.render import not_found, render
-from formhunter.worlds.bazaar.site import SiteModel
+from formhunter.worlds.bazaar.sitemodel import SiteModel
 from formhunter.worlds.bazaar.vocab import DOMAIN, OFF, ui
 
 Row = dict[str, Any]
