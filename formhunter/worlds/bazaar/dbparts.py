@@ -298,13 +298,17 @@ class CatalogPart(Part):
         (self.f1, self.v1), (self.f2, self.v2) = FACETS[d]
         self.page_param = ("pg", "pn", "offset", "start")[stable_int(self.plan.idx, "pp") % 4]
         self._urls: dict[Key, str] = {}
+        self._lists: dict[tuple[str, str], list[Item]] = {}
 
     def _listed(self, a: str, b: str) -> list[Item]:
-        return [
-            it
-            for it in self.m.items
-            if (not a or it.facets[0] == a) and (not b or it.facets[1] == b)
-        ]
+        got = self._lists.get((a, b))
+        if got is None:
+            got = self._lists[(a, b)] = [
+                it
+                for it in self.m.items
+                if (not a or it.facets[0] == a) and (not b or it.facets[1] == b)
+            ]
+        return got
 
     def keys(self) -> Iterable[Key]:
         for it in self.m.items:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from functools import cached_property
 
 from formhunter.worlds.bazaar import lexicon as lx
 from formhunter.worlds.bazaar.model import SitePlan
@@ -76,7 +77,7 @@ class Item:
     attrs: tuple[tuple[str, str], ...]
     city: str
 
-    @property
+    @cached_property
     def text(self) -> str:
         return " ".join([self.name, self.city, *self.facets, *(v for _, v in self.attrs)]).lower()
 

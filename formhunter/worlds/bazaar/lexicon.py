@@ -8,6 +8,7 @@ site holds (hotels, cars, books, films, albums, jobs, stations, flights).
 from __future__ import annotations
 
 import random
+from functools import lru_cache
 
 _SENTENCES: dict[str, tuple[str, ...]] = {
     "en": (
@@ -533,6 +534,7 @@ def artist(rng: random.Random) -> str:
     return rng.choice((f"{rng.choice(_ARTIST_A)} {rng.choice(_ARTIST_B)}", person(rng)))
 
 
+@lru_cache(maxsize=1 << 16)
 def slugify(text: str) -> str:
     """ASCII slug of a Latin-script text (other scripts give an empty string)."""
     import unicodedata

@@ -4,15 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from formhunter.worlds.bazaar.boards import ForumPart, InstitutionPart, ShopPart
 from formhunter.worlds.bazaar.dbparts import CatalogPart, SearchPart
 from formhunter.worlds.bazaar.flows import BookingPart, CalendarPart, ChainPart
-from formhunter.worlds.bazaar.hubparts import (
-    ArticlesPart,
-    DirectoryPart,
-    ForumPart,
-    InstitutionPart,
-    ShopPart,
-)
+from formhunter.worlds.bazaar.hubparts import ArticlesPart, DirectoryPart
 from formhunter.worlds.bazaar.opac import OpacPart
 
 if TYPE_CHECKING:
