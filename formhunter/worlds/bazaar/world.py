@@ -15,7 +15,7 @@ from formhunter.exceptions import UsageError
 from formhunter.simweb import SimResponse
 from formhunter.urls import canonicalize
 from formhunter.worlds.bazaar.lexicon import CITIES, paragraph
-from formhunter.worlds.bazaar.model import DOMAINS, FormSpec, Link, Page, SitePlan
+from formhunter.worlds.bazaar.model import DOMAINS, FormSpec, Link, Page, SitePlan, stable_int
 from formhunter.worlds.bazaar.opac import KINDS, opac_host
 from formhunter.worlds.bazaar.plan import DEFAULT_SITES, plan_sites
 from formhunter.worlds.bazaar.render import not_found, render
@@ -87,7 +87,10 @@ class Bazaar:
         """Where other sites link into ``plan``'s site (home first)."""
         out = self._landing.get(plan.idx)
         if out is None:
-            out = self._landing[plan.idx] = self.model(plan).landing
+            out = list(self.model(plan).landing)
+            if plan.host != plan.site and stable_int(self.seed, plan.idx, "bare") % 3 == 0:
+                out[0] = (f"http://{plan.site}/", out[0][1])  # people drop the www (a 301)
+            self._landing[plan.idx] = out
         return out
 
     def text(self, rng: random.Random, lang: str, subject: str, n: int, city: str = "") -> str:
