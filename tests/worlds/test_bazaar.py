@@ -250,4 +250,3 @@ def test_default_size_world() -> None:
     for d in DOMAINS:
         assert st["domains"][d]["sites_with_relevant_form"] >= 15, d
         assert st["domains"][d]["sites_with_findable_form"] >= 15, d
-    assert st["seconds"] < 240
