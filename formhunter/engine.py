@@ -37,7 +37,8 @@ from formhunter.catalogue import Catalogue, snapshot_path, write_snapshot
 from formhunter.catalogue import now as utc_now
 from formhunter.config import Settings
 from formhunter.fetch import Fetcher, FetchResult
-from formhunter.frontier import Entry, SiteBudget
+from formhunter.frontier import Entry
+from formhunter.frontier.policy import SiteBudget
 from formhunter.interfaces import CrawlFrontier, LinkScorer
 from formhunter.interfaces import Fetcher as FetcherProtocol
 from formhunter.model import Page
@@ -126,7 +127,8 @@ class Engine:
 
     async def run(self) -> CrawlResult:
         """Crawl until the page budget, the time limit, an empty frontier (reserve
-        included; ``Pipeline.end_reason`` says why) or a stop."""
+        included; ``CrawlPolicy.end_reason`` says why), a stop rule
+        (``CrawlPolicy.stop_reason``: the time limit) or a stop."""
         fetcher = self.fetcher
         async with fetcher:  # raises ProxyUnreachable before anything is written
             self._open_run()
@@ -213,14 +215,15 @@ class Engine:
         while True:
             if self._stop_reason:
                 return self._drain(self._stop_reason)
-            if s.max_seconds and self.stats.seconds >= s.max_seconds:
-                return self._drain("time-limit")
+            stop = self.pipeline.policy.stop_reason()
+            if stop:
+                return self._drain(stop)
             now = time.monotonic()
             t0 = clock()
             c0 = self._commit_clock
             taken = self.stats.pages + len(self._tasks) + len(self._ready)
             while len(self._tasks) < max_in_flight and taken < s.max_pages:
-                entry = self.pipeline.next_link(now)
+                entry = self.pipeline.policy.next_link(now)
                 if entry is None:
                     break
                 task = asyncio.ensure_future(self._fetch(entry))
@@ -240,7 +243,7 @@ class Engine:
                 if self.stats.pages >= s.max_pages:
                     return "budget"
                 if self.frontier.exhausted:
-                    return self.pipeline.end_reason()
+                    return self.pipeline.policy.end_reason()
             # Wake for: a fetch completing, a parked host becoming due (only while a
             # fetch slot is free), the batch's latency bound; at most every 0.25 s.
             hint = None

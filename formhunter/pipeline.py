@@ -6,13 +6,13 @@ runs, stage by stage over the batch:
 4. parse (``formhunter.parse.parse_page``; skipped for pages parsed in the fetch task),
 5. classify (``PageClassifier.page_scores``: one call per batch),
 6. judge the forms new to their site (``FormCritic.judge_many``: one call per batch),
-7. record each page in fetch order (``Catalogue.add_page``/``add_form``, the site
-   budget, the path seed -> ... -> page from parent pointers, ``PathIndex``),
+7. record each page in fetch order (``Catalogue.add_page``/``add_form``, the crawl
+   policy's site budget, the path seed -> ... -> page from parent pointers, ``PathIndex``),
 8. learn (``Learner.observe`` with a ``PageOutcome``),
-9. score the batch's new outlinks allowed by the trap limits in one
-   ``LinkScorer.score`` call and persist them (``Frontier.add_scored``): queued if
-   the follow policy follows the page, else in the frontier's reserve
-   (``frontier.reserve``; opened by ``next_link`` when nothing queued is left).
+9. score the batch's new outlinks the crawl policy keeps (``frontier.policy``: follow
+   rules, link rules) in one ``LinkScorer.score`` call and persist them
+   (``Frontier.add_scored``): queued, or in the frontier's reserve (opened by
+   ``CrawlPolicy.next_link`` when nothing queued is left).
 
 It returns a ``BatchResult``: one ``PageResult`` per page recorded, the number of
 new frontier links and the new link scorer a learner returned, if any (the
@@ -40,8 +40,9 @@ from formhunter.catalogue import Catalogue, write_learner_states
 from formhunter.config import ParseSettings, Settings
 from formhunter.exceptions import ParseError
 from formhunter.fetch import FetchResult
-from formhunter.frontier import Entry, FrontierStore, SiteBudget
+from formhunter.frontier import Entry, FrontierStore
 from formhunter.frontier.levels import ReadyIn
+from formhunter.frontier.policy import CrawlPolicy, Follow, SiteBudget
 from formhunter.interfaces import (
     CrawlFrontier,
     FormCritic,
@@ -218,15 +219,16 @@ class Pipeline:
     def __init__(self, settings: Settings, strategy: Strategy, components: Components, *,
                  catalogue: Catalogue, run_id: int, frontier: CrawlFrontier, budget: SiteBudget,
                  stats: CrawlStats, paths: PathIndex | None = None) -> None:  # fmt: skip
-        self.settings = settings
+        self._settings = settings
         self.strategy = strategy
         self.components = components
         self.catalogue = catalogue
         self.run_id = run_id
         self.frontier = frontier
         self.budget = budget
-        self.stats = stats
+        self._stats = stats
         self.paths = paths if paths is not None else PathIndex()
+        self.policy = self._policy()
         self._new_scorer: LinkScorer | None = None
         self._states_at = -1  # stats.pages when the learners' states were last saved
 
@@ -267,6 +269,32 @@ class Pipeline:
             catalogue.add_flusher(pipeline.save_learners)
         return pipeline
 
+    def _policy(self) -> CrawlPolicy:
+        return CrawlPolicy(self._settings, self.strategy, frontier=self.frontier,
+                           budget=self.budget, stats=self._stats, scorer=self._scorer)  # fmt: skip
+
+    def _scorer(self) -> LinkScorer:
+        return self.components.scorer
+
+    @property
+    def settings(self) -> Settings:
+        return self._settings
+
+    @settings.setter
+    def settings(self, settings: Settings) -> None:
+        """New settings: the crawl policy is built again from them."""
+        self._settings = settings
+        self.policy = self._policy()
+
+    @property
+    def stats(self) -> CrawlStats:
+        return self._stats
+
+    @stats.setter
+    def stats(self, stats: CrawlStats) -> None:
+        """Count into ``stats`` from now on (the crawl policy too)."""
+        self._stats = self.policy.stats = stats
+
     def save_learners(self, con: duckdb.DuckDBPyConnection) -> None:
         """A catalogue flusher: the learners' states (``Learner.state``) in the commit's
         transaction, when pages were recorded since the last save."""
@@ -277,91 +305,12 @@ class Pipeline:
             write_learner_states(con, self.run_id, self.stats.pages, states)
         self._states_at = self.stats.pages
 
-    def next_link(self, now: float) -> Entry | None:
-        """The frontier's next link (``Frontier.next``); links of sites closed by the
-        stopping criteria are marked skipped on the way. When nothing queued is left
-        (and nothing is in flight), the sites the page limit closed get more pages
-        (``extend_sites``) and the reserve is opened: the scorer ranks both together."""
-        while True:
-            entry = self.frontier.next(now)
-            if entry is None and self.frontier.dry:
-                extended = self.extend_sites()
-                if self.frontier.n_reserve:
-                    self.open_reserve()  # re-scores every queued link, the reopened too
-                elif extended:
-                    self._rerank(self.components.scorer)
-                entry = self.frontier.next(now)
-            if entry is None or not self.strategy.site_limits:
-                return entry
-            reason = self.budget.reason(entry.site)
-            if not reason:
-                return entry
-            self.frontier.done(entry, "skipped", reason, now)
-            self.stats.skipped[reason] += 1
-
-    def extend_sites(self) -> bool:
-        """Raise the per-site page limit (``SiteBudget.extend``) and queue again, not yet
-        re-scored, the links of the sites it reopens; whether any link was queued."""
-        sites = self.budget.extend() if self.strategy.site_limits else []
-        if not sites:
-            return False
-        self.stats.sites_extended += 1
-        try:
-            n = self.frontier.reopen_sites(sites, "site-pages")
-        except Exception:
-            self.fault("extend")
-            return False
-        log.info("frontier dry: page limit %d, %d links of %d sites queued again",
-                 self.settings.stopping.max_pages_per_site + self.budget.extra_pages,
-                 n, len(sites))  # fmt: skip
-        return n > 0
-
-    def open_reserve(self) -> None:
-        """Queue the links kept in reserve, ranked by the current scorer."""
-        try:
-            n = self.frontier.open_reserve(self.components.scorer)
-        except Exception:
-            self.fault("reserve")
-            return
-        self.stats.reserve_opened += 1
-        log.info("frontier dry: %d links of the reserve queued", n)
-
-    def _promote_below(self, scorer: LinkScorer) -> int:
-        """Links not followed that ``scorer`` puts in a level below this one are queued
-        at once (ACHE's delayed benefit: an off-topic page may link close to a form):
-        the path levels of a multi-level scorer, never its last level (0: none)."""
-        if not self.settings.frontier.reserve_by_level:
-            return 0
-        return max(min(scorer.n_levels - 1, self.settings.learning.path_length), 0)
-
-    def end_reason(self) -> str:
-        """Why a crawl whose frontier is exhausted ended before its budget: site-limits
-        (links left that the per-site stopping criteria closed), not-followed (links
-        the follow policy did not follow, without a reserve), else exhausted."""
-        st = self.stats
-        if any(n for r, n in st.skipped.items() if r.startswith("site-")):
-            return "site-limits"
-        if st.links_not_followed > st.links_reserved:
-            return "not-followed"
-        return "exhausted"
-
     def swap_scorer(self, scorer: LinkScorer) -> None:
         """Score with ``scorer`` from now on; re-rank the frontier if settings say so."""
         self.components.scorer = scorer
         self.stats.learning_iterations += 1
         if self.settings.learning.rerank:
-            self._rerank(scorer)
-
-    def _rerank(self, scorer: LinkScorer) -> None:
-        """Re-score the queued links with ``scorer`` (a fault is recorded, not raised)."""
-        try:
-            n = self.frontier.rerank(scorer, self._promote_below(scorer))
-        except Exception:
-            self.fault("rerank")
-        else:
-            self.stats.reranks += 1
-            log.info("frontier re-ranked: %d links in %.2fs", n,
-                     self.frontier.last_rerank_seconds)  # fmt: skip
+            self.policy.rerank(scorer)
 
     def fault(self, kind: str) -> None:
         """Count a component exception (logged with its traceback)."""
@@ -495,7 +444,7 @@ class Pipeline:
                     st.relevant += 1
                     new_relevant += 1
         charge(st, "catalogue", t0)
-        self.budget.page(entry.site, new_searchable, new_relevant)
+        self.policy.page(entry.site, new_searchable, new_relevant)
         if page is not None:
             if result.redirects:
                 final = canonicalize(page.final_url)
@@ -543,27 +492,19 @@ class Pipeline:
 
     def _outlinks(self, entry: Entry, page: Page, page_score: float, on_topic: bool,
                   seq: int, links: _Outlinks) -> None:  # fmt: skip
-        """Collect the page's new outlinks allowed by the follow policy and trap limits."""
-        st, fr = self.stats, self.frontier
-        policy = self.strategy.follow
-        fs = self.settings.frontier
-        # A seed is followed whatever its score: the user chose it as a way in, and a
-        # directory page or portal home often scores off topic though it links on.
-        reserve = False
-        if policy == "on_topic" and not on_topic and entry.depth > 0:
-            st.links_not_followed += len(page.links)
-            if not fs.reserve:
-                return
-            st.links_reserved += len(page.links)
-            reserve = True
+        """Collect the page's new outlinks as the crawl policy says (follow, skip)."""
+        st, fr, policy = self.stats, self.frontier, self.policy
+        follow = policy.follow(entry.depth, on_topic, len(page.links))
+        if follow is Follow.DROP:
+            return
+        reserve = follow is Follow.RESERVE
+        last = follow is Follow.LAST
         t0 = clock()
         depth = entry.depth + 1
         seen = fr.seen
         dom = self.strategy.dom_terms
-        site_limits = self.strategy.site_limits
-        last = policy == "on_topic_first" and not on_topic
-        max_links = fs.max_links_per_page
-        nofollow_ok = fs.follow_nofollow
+        max_links = self.settings.frontier.max_links_per_page
+        link_reason = policy.link_reason
         on_page: set[str] = set()
         for lk in page.links:
             u = lk.url
@@ -585,11 +526,7 @@ class Pipeline:
             rec = LinkRecord(u, site, depth, page.url, lk.anchor, lk.around, page_score,
                              " ".join(f"{t}@{d}" for t, d in dom_offset_terms(page, lk))
                              if dom else "")  # fmt: skip
-            reason = fr.trap(u, depth)
-            if not reason and lk.nofollow and not nofollow_ok:
-                reason = "nofollow"
-            if not reason and site_limits:
-                reason = self.budget.reason(site)
+            reason = link_reason(u, site, depth, lk)
             if reason:
                 fr.add_skipped(rec, host, reason, at_page=seq)
                 st.skipped[reason] += 1
@@ -606,7 +543,7 @@ class Pipeline:
             if any(links.last):
                 levels = np.where(np.asarray(links.last), -1, levels)
                 scores = np.where(np.asarray(links.last), np.nan, scores)
-            below = self._promote_below(self.components.scorer) if any(links.reserve) else 0
+            below = self.policy.promote_below(self.components.scorer) if any(links.reserve) else 0
             if below:
                 near = (np.asarray(levels) >= 0) & (np.asarray(levels) < below)
                 near &= ~np.isnan(np.asarray(scores, dtype=np.float64))

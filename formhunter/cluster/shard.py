@@ -32,7 +32,8 @@ import pyarrow as pa
 from formhunter.catalogue import Catalogue, ResumeState, insert_arrow
 from formhunter.config import Settings
 from formhunter.fetch import Fetcher
-from formhunter.frontier import Entry, Frontier, FrontierStore, SiteBudget
+from formhunter.frontier import Entry, Frontier, FrontierStore
+from formhunter.frontier.policy import SiteBudget
 from formhunter.interfaces import LinkRecord, LinkScorer, PageOutcome
 from formhunter.model import Page
 from formhunter.pipeline import Components, Fetched, PathIndex, Pipeline
@@ -318,7 +319,7 @@ class ShardWorker:
 
     def receive(self, links: Sequence[RoutedLink], at_page: int) -> int:
         """Links other shards found for this shard's sites; returns how many were new."""
-        fr, paths, budget = self.frontier, self.frontier.paths, self.pipeline.budget
+        fr, paths = self.frontier, self.frontier.paths
         recs: list[LinkRecord] = []
         hosts: list[str] = []
         levels: list[int] = []
@@ -331,7 +332,7 @@ class ShardWorker:
                 paths.parents.setdefault(link.hops[0][0], ("", link.hops[0][1]))
             if fr.seen(rec.url) or not fr.owns(rec.site):
                 continue
-            reason = budget.reason(rec.site) if self.strategy.site_limits else ""
+            reason = self.pipeline.policy.site_reason(rec.site)
             if reason:
                 fr.add_skipped(rec, link.host, reason, at_page=at_page)
                 self.stats.skipped[reason] += 1
@@ -387,7 +388,7 @@ class ShardWorker:
             now = time.monotonic()
             taken = self.stats.pages + len(tasks) + len(ready)
             while now < deadline and len(tasks) < max_in_flight and taken < allowance:
-                entry = self.pipeline.next_link(now)
+                entry = self.pipeline.policy.next_link(now)
                 if entry is None:
                     break
                 tasks[asyncio.ensure_future(self.fetcher.fetch(entry.url))] = entry

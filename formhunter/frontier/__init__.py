@@ -14,7 +14,8 @@
 - ``open_reserve(scorer)``: when nothing else is left, the links kept in reserve
   (outlinks the follow policy did not follow) become queued, re-scored best first.
 
-``SiteBudget`` keeps the per-site stopping criteria.
+Crawl policy (what to follow, the per-site stopping criteria in ``SiteBudget``, what to
+do when the frontier runs dry, how a run ends) lives in ``formhunter.frontier.policy``.
 """
 
 from __future__ import annotations
@@ -23,19 +24,15 @@ import logging
 import math
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from formhunter.config import FrontierSettings, StoppingSettings
+from formhunter.config import FrontierSettings
 from formhunter.frontier.levels import Entry, Levels, ReadyIn
+from formhunter.frontier.policy import SiteBudget
 from formhunter.frontier.store import FrontierStore, insert_queued, level_of
 from formhunter.interfaces import LinkRecord, LinkScorer
 from formhunter.urls import canonicalize, host_of, site_of
-
-if TYPE_CHECKING:
-    from formhunter.catalogue import ResumeState
 
 __all__ = ["Entry", "Frontier", "FrontierStore", "Levels", "SiteBudget", "insert_queued",
            "level_of", "trap"]  # fmt: skip
@@ -269,65 +266,3 @@ class Frontier:
                               promote_below=promote_below)  # fmt: skip
         self.levels.clear()
         return n
-
-
-@dataclass
-class SiteBudget:
-    """Per-site counters and ACHE's stopping criteria (``StoppingSettings``)."""
-
-    settings: StoppingSettings
-    pages: Counter[str] = field(default_factory=Counter)
-    forms: Counter[str] = field(default_factory=Counter)
-    relevant: Counter[str] = field(default_factory=Counter)
-    since_form: Counter[str] = field(default_factory=Counter)
-    closed: dict[str, str] = field(default_factory=dict)
-    extra_pages: int = 0  # added to max_pages_per_site by ``extend``
-
-    def page(self, site: str, new_searchable: int, new_relevant: int) -> None:
-        """Count one fetched page of ``site`` and the new forms found on it."""
-        self.pages[site] += 1
-        if new_searchable:
-            self.forms[site] += new_searchable
-            self.relevant[site] += new_relevant
-            self.since_form[site] = 0
-        else:
-            self.since_form[site] += 1
-        self._check(site)
-
-    @classmethod
-    def from_resume(cls, settings: StoppingSettings, state: ResumeState) -> SiteBudget:
-        """The budget of a resumed run: per-site pages fetched, searchable and relevant
-        forms found, pages since the last searchable form; closed sites re-closed."""
-        b = cls(settings, Counter(state.site_pages), Counter(state.site_forms),
-                Counter(state.site_relevant), Counter(state.site_since_form))  # fmt: skip
-        for site in b.pages:
-            b._check(site)
-        return b
-
-    def extend(self) -> list[str]:
-        """Raise every site's page limit by ``extend_pages``; the sites it reopens
-        (closed by the page limit alone). Nothing when no site is closed so."""
-        s = self.settings
-        closed = [site for site, why in self.closed.items() if why == "site-pages"]
-        if not (s.extend_pages and s.max_pages_per_site and closed):
-            return []
-        self.extra_pages += s.extend_pages
-        for site in closed:
-            del self.closed[site]
-            self._check(site)
-        return [site for site in closed if site not in self.closed]
-
-    def _check(self, site: str) -> None:
-        s = self.settings
-        if s.max_pages_per_site and self.pages[site] >= s.max_pages_per_site + self.extra_pages:
-            self.closed[site] = "site-pages"
-        elif s.max_forms_per_site and self.forms[site] >= s.max_forms_per_site:
-            self.closed[site] = "site-forms"
-        elif s.max_relevant_forms_per_site and self.relevant[site] >= s.max_relevant_forms_per_site:
-            self.closed[site] = "site-relevant-forms"
-        elif s.max_pages_without_form and self.since_form[site] >= s.max_pages_without_form:
-            self.closed[site] = "site-no-forms"
-
-    def reason(self, site: str) -> str:
-        """Why ``site`` is closed ("" if it is open)."""
-        return self.closed.get(site, "")

@@ -1,0 +1,514 @@
+"""Crawl policy in one place: what to do with a page's links, what to do when the
+frontier runs dry, when a site closes and how a run ends.
+
+``CrawlPolicy`` is built once per run (``CrawlPolicy.build``) from the settings and
+the strategy; the pipeline and the engine ask it, never the settings, what to do:
+
+- ``follow(depth, on_topic, n_links)``: a page's outlinks are queued, queued in the
+  last level, kept in reserve, or dropped (``Follow``);
+- ``link_reason(url, site, depth, link)``: why one new outlink is skipped ("" = keep);
+- ``promote_below(scorer)``: links of the reserve that ``scorer`` puts in a level
+  below this one are queued at once (ACHE's delayed benefit);
+- ``next_link(now)``: the frontier's next link, links of closed sites skipped on the
+  way; when nothing queued is left, the dry rules act (extend sites, open the reserve);
+- ``page(site, new_searchable, new_relevant)``: one page of ``site`` counted in the
+  ``SiteBudget``, whose site rules close it;
+- ``stop_reason()``: a reason to stop the run now ("" = go on);
+- ``end_reason()``: why a run whose frontier is exhausted ended.
+
+Extension points: each decision asks a short ordered list of rules; the first rule
+that answers wins. A new rule is a small class with the method below, added to the
+list in ``Rules.build`` (its switch a setting in config.py) and one test. Rules keep no
+state of their own between runs; what they count lives in ``SiteBudget`` or
+``CrawlStats`` (both restored on ``--resume``).
+
+=============  =========================================  ===========================
+rule kind      method (answers "" / None to pass)         built-in rules, in order
+=============  =========================================  ===========================
+``SiteRule``   ``reason(site, budget) -> str``: close      ``PageLimit``, ``FormLimit``,
+               the site (checked after each of its pages)  ``RelevantFormLimit``,
+                                                           ``NoFormLimit``
+``FollowRule`` ``decide(depth, on_topic) -> Follow|None``  ``FollowOnTopic`` or
+                                                           ``OnTopicFirst`` (by
+                                                           ``Strategy.follow``)
+``LinkRule``   ``reason(url, site, depth, link) -> str``:  ``TrapLimits``, ``NoFollow``,
+               skip one outlink with that reason            ``SiteClosed``
+``DryRule``    ``act(policy) -> Dry``: nothing queued is    ``ExtendSites``,
+               left; queue more (every rule acts, in order) ``OpenReserve``
+``StopRule``   ``reason(stats) -> str``: end the run now    ``TimeLimit``
+``EndRule``    ``reason(stats) -> str``: why an exhausted   ``SiteLimitsLeft``,
+               frontier ended the run (else "exhausted")    ``NotFollowedLeft``
+=============  =========================================  ===========================
+
+The page budget ("budget") stays the engine's: it is the allowance of links taken,
+not a decision about them. Site rules run only for strategies with
+``site_limits``.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+from formhunter.config import Settings, StoppingSettings
+from formhunter.frontier.levels import Entry
+from formhunter.interfaces import CrawlFrontier, LinkScorer
+from formhunter.model import Link
+from formhunter.stats import CrawlStats
+
+if TYPE_CHECKING:
+    from formhunter.catalogue import ResumeState
+    from formhunter.strategies import Strategy
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "CrawlPolicy", "Dry", "DryRule", "EndRule", "Follow", "FollowRule", "LinkRule", "Rules",
+    "SiteBudget", "SiteRule", "StopRule",
+]  # fmt: skip
+
+
+# -- site rules and the site budget ------------------------------------------------
+
+
+class SiteRule(Protocol):
+    """Closes a site: ``reason(site, budget)`` is why (a "site-..." reason counted in
+    ``CrawlStats.skipped`` for each link skipped so), "" while the rule lets it run."""
+
+    def reason(self, site: str, budget: SiteBudget) -> str: ...
+
+
+class PageLimit:
+    """``max_pages_per_site`` pages (plus what ``SiteBudget.extend`` added)."""
+
+    def reason(self, site: str, budget: SiteBudget) -> str:
+        n = budget.settings.max_pages_per_site
+        return "site-pages" if n and budget.pages[site] >= n + budget.extra_pages else ""
+
+
+class FormLimit:
+    """``max_forms_per_site`` distinct searchable forms."""
+
+    def reason(self, site: str, budget: SiteBudget) -> str:
+        n = budget.settings.max_forms_per_site
+        return "site-forms" if n and budget.forms[site] >= n else ""
+
+
+class RelevantFormLimit:
+    """``max_relevant_forms_per_site`` relevant forms."""
+
+    def reason(self, site: str, budget: SiteBudget) -> str:
+        n = budget.settings.max_relevant_forms_per_site
+        return "site-relevant-forms" if n and budget.relevant[site] >= n else ""
+
+
+class NoFormLimit:
+    """``max_pages_without_form`` pages since the site's last new searchable form."""
+
+    def reason(self, site: str, budget: SiteBudget) -> str:
+        n = budget.settings.max_pages_without_form
+        return "site-no-forms" if n and budget.since_form[site] >= n else ""
+
+
+def site_rules(settings: StoppingSettings) -> list[SiteRule]:
+    """ACHE's per-site stopping criteria, in the order their reasons are reported."""
+    return [PageLimit(), FormLimit(), RelevantFormLimit(), NoFormLimit()]
+
+
+@dataclass
+class SiteBudget:
+    """Per-site counters and the site rules (``StoppingSettings``) that close a site."""
+
+    settings: StoppingSettings
+    pages: Counter[str] = field(default_factory=Counter)
+    forms: Counter[str] = field(default_factory=Counter)
+    relevant: Counter[str] = field(default_factory=Counter)
+    since_form: Counter[str] = field(default_factory=Counter)
+    closed: dict[str, str] = field(default_factory=dict)
+    extra_pages: int = 0  # added to max_pages_per_site by ``extend``
+    rules: list[SiteRule] = field(default_factory=list)  # empty: ``site_rules(settings)``
+
+    def __post_init__(self) -> None:
+        if not self.rules:
+            self.rules = site_rules(self.settings)
+
+    def page(self, site: str, new_searchable: int, new_relevant: int) -> None:
+        """Count one fetched page of ``site`` and the new forms found on it."""
+        self.pages[site] += 1
+        if new_searchable:
+            self.forms[site] += new_searchable
+            self.relevant[site] += new_relevant
+            self.since_form[site] = 0
+        else:
+            self.since_form[site] += 1
+        self._check(site)
+
+    @classmethod
+    def from_resume(cls, settings: StoppingSettings, state: ResumeState) -> SiteBudget:
+        """The budget of a resumed run: per-site pages fetched, searchable and relevant
+        forms found, pages since the last searchable form; closed sites re-closed."""
+        b = cls(settings, Counter(state.site_pages), Counter(state.site_forms),
+                Counter(state.site_relevant), Counter(state.site_since_form))  # fmt: skip
+        for site in b.pages:
+            b._check(site)
+        return b
+
+    def extend(self) -> list[str]:
+        """Raise every site's page limit by ``extend_pages``; the sites it reopens
+        (closed by the page limit alone). Nothing when no site is closed so."""
+        s = self.settings
+        closed = [site for site, why in self.closed.items() if why == "site-pages"]
+        if not (s.extend_pages and s.max_pages_per_site and closed):
+            return []
+        self.extra_pages += s.extend_pages
+        for site in closed:
+            del self.closed[site]
+            self._check(site)
+        return [site for site in closed if site not in self.closed]
+
+    def _check(self, site: str) -> None:
+        for rule in self.rules:
+            why = rule.reason(site, self)
+            if why:
+                self.closed[site] = why
+                return
+
+    def reason(self, site: str) -> str:
+        """Why ``site`` is closed ("" if it is open)."""
+        return self.closed.get(site, "")
+
+
+# -- follow rules ------------------------------------------------------------------
+
+
+class Follow(enum.Enum):
+    """What becomes of a page's outlinks."""
+
+    QUEUE = "queue"  # scored and queued
+    LAST = "last"  # queued in the frontier's last level (not ranked)
+    RESERVE = "reserve"  # kept aside until the frontier runs dry (``OpenReserve``)
+    DROP = "drop"  # not followed at all
+
+
+class FollowRule(Protocol):
+    """Decides for a page's outlinks: ``decide(depth, on_topic)`` (``depth`` of the page,
+    0 for a seed) returns a ``Follow``, or None to let the next rule decide (none
+    decides: ``Follow.QUEUE``)."""
+
+    def decide(self, depth: int, on_topic: bool) -> Follow | None: ...
+
+
+@dataclass(frozen=True)
+class FollowOnTopic:
+    """ACHE's FFC: only the outlinks of seeds and on-topic pages are queued; the others
+    are kept in reserve (``[frontier] reserve``) or dropped."""
+
+    reserve: bool
+
+    def decide(self, depth: int, on_topic: bool) -> Follow | None:
+        # A seed is followed whatever its score: the user chose it as a way in, and a
+        # directory page or portal home often scores off topic though it links on.
+        if on_topic or depth == 0:
+            return None
+        return Follow.RESERVE if self.reserve else Follow.DROP
+
+
+class OnTopicFirst:
+    """Off-topic pages' outlinks (seeds' too) wait in the last level."""
+
+    def decide(self, depth: int, on_topic: bool) -> Follow | None:
+        return None if on_topic else Follow.LAST
+
+
+# -- link rules --------------------------------------------------------------------
+
+
+class LinkRule(Protocol):
+    """Skips one new outlink: ``reason(url, site, depth, link)`` (``depth`` the link's,
+    ``link`` as parsed) is the reason it is stored skipped with, "" to keep it."""
+
+    def reason(self, url: str, site: str, depth: int, link: Link) -> str: ...
+
+
+@dataclass(frozen=True)
+class TrapLimits:
+    """The frontier's trap limits (url-length, depth, repeated-segments)."""
+
+    frontier: CrawlFrontier
+
+    def reason(self, url: str, site: str, depth: int, link: Link) -> str:
+        return self.frontier.trap(url, depth)
+
+
+class NoFollow:
+    """rel="nofollow" links (``[frontier] follow_nofollow`` false)."""
+
+    def reason(self, url: str, site: str, depth: int, link: Link) -> str:
+        return "nofollow" if link.nofollow else ""
+
+
+@dataclass(frozen=True)
+class SiteClosed:
+    """Links of a site the site rules closed."""
+
+    budget: SiteBudget
+
+    def reason(self, url: str, site: str, depth: int, link: Link) -> str:
+        return self.budget.closed.get(site, "")
+
+
+# -- dry, stop and end rules -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Dry:
+    """What a dry rule did: ``queued`` links; ``ranked`` if every queued link was
+    re-scored (else one re-rank follows the dry rules)."""
+
+    queued: bool = False
+    ranked: bool = False
+
+
+class DryRule(Protocol):
+    """Acts when nothing queued is left and nothing is in flight: ``act(policy)`` may
+    queue links (through ``policy.frontier``) and says so. Every dry rule acts, in order."""
+
+    def act(self, policy: CrawlPolicy) -> Dry: ...
+
+
+class ExtendSites:
+    """The sites the page limit closed get ``[stopping] extend_pages`` more pages and
+    their skipped links are queued again (not yet re-scored)."""
+
+    def act(self, policy: CrawlPolicy) -> Dry:
+        sites = policy.budget.extend()
+        if not sites:
+            return Dry()
+        policy.stats.sites_extended += 1
+        try:
+            n = policy.frontier.reopen_sites(sites, "site-pages")
+        except Exception:
+            policy.fault("extend")
+            return Dry()
+        log.info("frontier dry: page limit %d, %d links of %d sites queued again",
+                 policy.budget.settings.max_pages_per_site + policy.budget.extra_pages,
+                 n, len(sites))  # fmt: skip
+        return Dry(queued=n > 0)
+
+
+class OpenReserve:
+    """The links kept in reserve are queued, every queued link re-scored by the scorer."""
+
+    def act(self, policy: CrawlPolicy) -> Dry:
+        if not policy.frontier.n_reserve:
+            return Dry()
+        try:
+            n = policy.frontier.open_reserve(policy.scorer())
+        except Exception:
+            policy.fault("reserve")
+            return Dry(ranked=True)  # no re-rank after a failed one
+        policy.stats.reserve_opened += 1
+        log.info("frontier dry: %d links of the reserve queued", n)
+        return Dry(queued=n > 0, ranked=True)
+
+
+class StopRule(Protocol):
+    """Ends the run now: ``reason(stats)`` is the end reason ("" = go on). Checked by
+    the engine before it takes more links; what was fetched is still processed."""
+
+    def reason(self, stats: CrawlStats) -> str: ...
+
+
+@dataclass(frozen=True)
+class TimeLimit:
+    """``[crawl] max_seconds`` of wall time (0: none)."""
+
+    seconds: float
+
+    def reason(self, stats: CrawlStats) -> str:
+        return "time-limit" if self.seconds and stats.seconds >= self.seconds else ""
+
+
+class EndRule(Protocol):
+    """Why a run whose frontier is exhausted ended before its budget: ``reason(stats)``,
+    "" to let the next rule say (none says: "exhausted")."""
+
+    def reason(self, stats: CrawlStats) -> str: ...
+
+
+class SiteLimitsLeft:
+    """Links were left that the site rules closed."""
+
+    def reason(self, stats: CrawlStats) -> str:
+        return "site-limits" if any(n for r, n in stats.skipped.items()
+                                    if r.startswith("site-")) else ""  # fmt: skip
+
+
+class NotFollowedLeft:
+    """Links were left that the follow rules did not follow, without a reserve."""
+
+    def reason(self, stats: CrawlStats) -> str:
+        return "not-followed" if stats.links_not_followed > stats.links_reserved else ""
+
+
+# -- the policy --------------------------------------------------------------------
+
+
+@dataclass
+class Rules:
+    """The ordered rule lists of one run (module doc)."""
+
+    follow: list[FollowRule] = field(default_factory=list)
+    links: list[LinkRule] = field(default_factory=list)
+    dry: list[DryRule] = field(default_factory=list)
+    stop: list[StopRule] = field(default_factory=list)
+    end: list[EndRule] = field(default_factory=list)
+
+    @classmethod
+    def build(cls, settings: Settings, strategy: Strategy, frontier: CrawlFrontier,
+              budget: SiteBudget) -> Rules:  # fmt: skip
+        """The rules the settings and the strategy switch on."""
+        fs = settings.frontier
+        follow: list[FollowRule] = []
+        if strategy.follow == "on_topic":
+            follow.append(FollowOnTopic(reserve=fs.reserve))
+        elif strategy.follow == "on_topic_first":
+            follow.append(OnTopicFirst())
+        links: list[LinkRule] = [TrapLimits(frontier)]
+        if not fs.follow_nofollow:
+            links.append(NoFollow())
+        dry: list[DryRule] = []
+        if strategy.site_limits:
+            links.append(SiteClosed(budget))
+            dry.append(ExtendSites())
+        dry.append(OpenReserve())
+        return cls(follow, links, dry, [TimeLimit(settings.crawl.max_seconds)],
+                   [SiteLimitsLeft(), NotFollowedLeft()])  # fmt: skip
+
+
+class CrawlPolicy:
+    """The crawl policy of one run (module doc). ``scorer()`` is the link scorer in use
+    (it changes as learners hand out new ones); counters go to ``stats``."""
+
+    def __init__(self, settings: Settings, strategy: Strategy, *, frontier: CrawlFrontier,
+                 budget: SiteBudget, stats: CrawlStats, scorer: Callable[[], LinkScorer],
+                 rules: Rules | None = None) -> None:  # fmt: skip
+        self.settings = settings
+        self.strategy = strategy
+        self.frontier = frontier
+        self.budget = budget
+        self.stats = stats
+        self.scorer = scorer
+        self.rules = rules if rules is not None else Rules.build(settings, strategy, frontier,
+                                                                 budget)  # fmt: skip
+
+    # -- a page's links ------------------------------------------------------------
+
+    def follow(self, depth: int, on_topic: bool, n_links: int) -> Follow:
+        """What becomes of the ``n_links`` outlinks of a page at ``depth`` (counted in
+        ``links_not_followed`` / ``links_reserved`` when not queued)."""
+        for rule in self.rules.follow:
+            decision = rule.decide(depth, on_topic)
+            if decision is not None:
+                break
+        else:
+            return Follow.QUEUE
+        if decision in (Follow.RESERVE, Follow.DROP):
+            self.stats.links_not_followed += n_links
+            if decision is Follow.RESERVE:
+                self.stats.links_reserved += n_links
+        return decision
+
+    def link_reason(self, url: str, site: str, depth: int, link: Link) -> str:
+        """Why a new outlink is skipped ("" = it is scored and stored)."""
+        for rule in self.rules.links:
+            why = rule.reason(url, site, depth, link)
+            if why:
+                return why
+        return ""
+
+    def site_reason(self, site: str) -> str:
+        """Why ``site`` is closed ("" = open, or the strategy has no site limits)."""
+        return self.budget.reason(site) if self.strategy.site_limits else ""
+
+    def page(self, site: str, new_searchable: int, new_relevant: int) -> None:
+        """One page of ``site`` was recorded with so many new searchable/relevant forms."""
+        self.budget.page(site, new_searchable, new_relevant)
+
+    def promote_below(self, scorer: LinkScorer) -> int:
+        """Links not followed that ``scorer`` puts in a level below this one are queued
+        at once (ACHE's delayed benefit: an off-topic page may link close to a form):
+        the path levels of a multi-level scorer, never its last level (0: none)."""
+        if not self.settings.frontier.reserve_by_level:
+            return 0
+        return max(min(scorer.n_levels - 1, self.settings.learning.path_length), 0)
+
+    # -- taking links ----------------------------------------------------------------
+
+    def next_link(self, now: float) -> Entry | None:
+        """The frontier's next link (``CrawlFrontier.next``); links of closed sites are
+        marked skipped on the way. When nothing queued is left (and nothing is in
+        flight), the dry rules act (``when_dry``)."""
+        fr = self.frontier
+        while True:
+            entry = fr.next(now)
+            if entry is None and fr.dry and self.when_dry():
+                entry = fr.next(now)
+            if entry is None:
+                return None
+            reason = self.site_reason(entry.site)
+            if not reason:
+                return entry
+            fr.done(entry, "skipped", reason, now)
+            self.stats.skipped[reason] += 1
+
+    def when_dry(self) -> bool:
+        """Every dry rule acts, in order; the links they queued without re-scoring are
+        re-ranked once. Whether any rule acted."""
+        acted = ranked = False
+        for rule in self.rules.dry:
+            d = rule.act(self)
+            acted |= d.queued or d.ranked
+            ranked |= d.ranked
+        if acted and not ranked:
+            self.rerank(self.scorer())
+        return acted
+
+    def rerank(self, scorer: LinkScorer) -> None:
+        """Re-score the queued links with ``scorer`` (a fault is recorded, not raised)."""
+        try:
+            n = self.frontier.rerank(scorer, self.promote_below(scorer))
+        except Exception:
+            self.fault("rerank")
+        else:
+            self.stats.reranks += 1
+            log.info("frontier re-ranked: %d links in %.2fs", n,
+                     self.frontier.last_rerank_seconds)  # fmt: skip
+
+    # -- ending ----------------------------------------------------------------------
+
+    def stop_reason(self) -> str:
+        """A reason to end the run now ("" = go on)."""
+        for rule in self.rules.stop:
+            why = rule.reason(self.stats)
+            if why:
+                return why
+        return ""
+
+    def end_reason(self) -> str:
+        """Why a run whose frontier is exhausted ended before its budget: the first end
+        rule's reason, else "exhausted"."""
+        for rule in self.rules.end:
+            why = rule.reason(self.stats)
+            if why:
+                return why
+        return "exhausted"
+
+    def fault(self, kind: str) -> None:
+        """Count a component exception (logged with its traceback)."""
+        self.stats.faults[kind] += 1
+        log.exception("%s failed", kind)
