@@ -17,31 +17,14 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from formhunter.model import Form, Page, Verdict
+from formhunter.model import Entry, Form, LinkRecord, Page, Verdict
+
+__all__ = ["CrawlFrontier", "Fetcher", "FormCritic", "Learner", "LinkRecord", "LinkScorer",
+           "PageClassifier", "PageOutcome", "RecordScorer"]  # fmt: skip
 
 if TYPE_CHECKING:
     from formhunter.fetch import Fetcher as HttpFetcher
     from formhunter.fetch import FetchResult
-    from formhunter.frontier.levels import Entry
-
-
-@dataclass(slots=True)
-class LinkRecord:
-    """A link as the frontier stores it: enough to (re-)score it without the page.
-
-    ``parent_score`` is the page classifier's probability for the page the link
-    was found on; ``dom_terms`` are the apprentice's ``term@d`` tokens joined by
-    spaces (may be empty when no scorer asks for them).
-    """
-
-    url: str
-    site: str
-    depth: int
-    parent_url: str = ""
-    anchor: str = ""
-    around: str = ""
-    parent_score: float = 0.0
-    dom_terms: str = ""
 
 
 @runtime_checkable

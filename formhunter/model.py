@@ -1,4 +1,6 @@
-"""The records that flow between stages: pages, links, forms, fields, verdicts.
+"""The records that flow between stages: pages, links, forms, fields, verdicts, and
+the frontier's records (``LinkRecord``: a link as stored; ``Entry``: a stored link
+taken into memory).
 
 They are plain slotted dataclasses so that the hot path stays cheap. The parser
 produces ``Page`` objects; the critic turns a ``Form`` into a ``Verdict``. Pages,
@@ -153,3 +155,54 @@ class Verdict:
 _FIELDS: dict[str, attrgetter[Any]] = {
     cls.__name__: attrgetter(*(f.name for f in fields(cls))) for cls in (Field, Form, Link, Page)
 }
+
+
+@dataclass(slots=True)
+class LinkRecord:
+    """A link as the frontier stores it: enough to (re-)score it without the page.
+
+    ``parent_score`` is the page classifier's probability for the page the link
+    was found on; ``dom_terms`` are the apprentice's ``term@d`` tokens joined by
+    spaces (may be empty when no scorer asks for them).
+    """
+
+    url: str
+    site: str
+    depth: int
+    parent_url: str = ""
+    anchor: str = ""
+    around: str = ""
+    parent_score: float = 0.0
+    dom_terms: str = ""
+
+
+@dataclass(slots=True)
+class Entry:
+    """A link taken into memory (one row of the persistent frontier): its ``link``
+    plus where it sits (``lid``, ``host``, ``level``, ``score``)."""
+
+    lid: int
+    host: str
+    level: int
+    score: float
+    link: LinkRecord
+
+    @property
+    def url(self) -> str:
+        return self.link.url
+
+    @property
+    def site(self) -> str:
+        return self.link.site
+
+    @property
+    def depth(self) -> int:
+        return self.link.depth
+
+    @property
+    def parent(self) -> str:
+        return self.link.parent_url
+
+    @property
+    def anchor(self) -> str:
+        return self.link.anchor

@@ -90,9 +90,7 @@ class JudgeFigures:
 
 def run_judge_bench(folder: Path, domain: str = "book") -> JudgeFigures:
     """Time ``formhunter judge FOLDER --domain D`` (a fresh process) and the loop alone."""
-    import argparse
-
-    from formhunter.commands.judge import judge_files, make_critic, page_files
+    from formhunter.critics.files import judge_files, make_critic, page_files
 
     files = list(page_files([folder]))
     size = sum(f.stat().st_size for f in files) / 1e6
@@ -108,8 +106,7 @@ def run_judge_bench(folder: Path, domain: str = "book") -> JudgeFigures:
     if proc.returncode not in (0, 1):
         raise RuntimeError(f"judge exited {proc.returncode}: {proc.stderr[-2000:]}")
     rows = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
-    args = argparse.Namespace(critic="default", domain=domain, models=None, domains_dir=None)
-    critic = make_critic(args)
+    critic = make_critic("default", domain)
     t1, c1 = time.perf_counter(), time.process_time()
     n_rows = sum(1 for _ in judge_files(lambda: critic, files))
     loop, loop_cpu = time.perf_counter() - t1, time.process_time() - c1

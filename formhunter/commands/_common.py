@@ -11,7 +11,6 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -19,32 +18,10 @@ import pyarrow.csv as pacsv
 from rich.console import Console
 from rich.table import Table
 
-from formhunter.catalogue import Catalogue, open_for_reading
+from formhunter.catalogue import Catalogue
 from formhunter.exceptions import UsageError
-
-
-def open_catalogue(db: str | Path) -> Catalogue:
-    """Open an existing catalogue read-only; while a crawl writes it, the snapshot the
-    crawl keeps fresh at its commit points (saying so on stderr).
-
-    A missing file is a UsageError; a file that is not a (readable) catalogue
-    raises CatalogueError from ``Catalogue`` itself.
-    """
-    path = Path(db)
-    if not path.exists():
-        raise UsageError(f"no catalogue at {path} (make one with `formhunter crawl --db {path}`)")
-    cat = open_for_reading(path)
-    if cat.snapshot_of is not None:
-        print(f"a crawl is writing {path}: showing its snapshot of {snapshot_time(cat.path)} "
-              "(refreshed at its commit points)", file=sys.stderr)  # fmt: skip
-    return cat
-
-
-def snapshot_time(path: Path) -> str:
-    """When a snapshot file was written, local time."""
-    import time
-
-    return time.strftime("%H:%M:%S", time.localtime(path.stat().st_mtime))
+from formhunter.reads import open_catalogue as open_catalogue  # the commands' import
+from formhunter.reads import snapshot_time as snapshot_time
 
 
 def run_ids(cat: Catalogue) -> list[int]:

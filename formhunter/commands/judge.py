@@ -21,148 +21,18 @@ process loads the models and judges.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from pathlib import Path
 from typing import Any
 
-from formhunter.exceptions import ParseError, UsageError
-from formhunter.model import Page
-
-#: pages judged per call of the critic (its per-call overhead dwarfs its per-form cost)
-BATCH = 64
-#: fewest pages worth starting worker processes for
-PARALLEL_FROM = 32
-_SUFFIXES = (".html", ".htm", ".warc", ".warc.gz")
-#: bytes of a WARC record's body that are parsed (the crawler's own default cap)
-WARC_BODY_BYTES = 10_000_000
-
-#: one page to judge: (file, its URL or None for the file's URI, its body or None to
-#: read the file)
-Job = tuple[Path, str | None, bytes | None]
-
-
-def page_files(paths: Sequence[str | Path]) -> Iterator[Path]:
-    """Each path as given, a folder as its HTML and WARC files (recursively, sorted)."""
-    for p in map(Path, paths):
-        if p.is_dir():
-            yield from sorted(f for f in p.rglob("*") if f.name.lower().endswith(_SUFFIXES)
-                              and f.is_file())  # fmt: skip
-        else:
-            yield p
-
-
-def page_jobs(files: Iterable[Path], url: str | None) -> Iterator[Job]:
-    """One job per HTML file, one per HTML response of each WARC file (streamed)."""
-    from formhunter.warc import is_warc, read_pages
-
-    for f in files:
-        if is_warc(f):
-            for p in read_pages(f, max_bytes=WARC_BODY_BYTES):
-                yield f, p.url, p.body
-        else:
-            yield f, url, None
-
-
-def _parse(path: Path, url: str | None, body: bytes | None = None) -> Page:
-    from formhunter.parse import parse_page
-
-    if body is None:
-        try:
-            body = path.read_bytes()
-        except OSError as exc:
-            raise ParseError(f"cannot read: {exc.strerror or exc}") from None
-    try:
-        return parse_page(url or path.resolve().as_uri(), body)
-    except ParseError:
-        raise
-    except Exception as exc:  # a hostile page must cost its own line only, never the run
-        raise ParseError(f"cannot parse: {type(exc).__name__}: {exc}") from None
-
-
-def parse_one(job: Job) -> tuple[Path, Page | str]:
-    """(path, the page slimmed to what the critic reads) or (path, error message)."""
-    path, url, body = job
-    try:
-        page = _parse(path, url, body)
-    except ParseError as exc:
-        return path, str(exc)
-    page.links, page.leaves, page.text = [], [], ""  # not judged; costly to pickle
-    return path, page
-
-
-@contextlib.contextmanager
-def parsed_pages(
-    files: Iterable[Path], url: str | None = None, jobs: int = 1
-) -> Iterator[Iterator[tuple[Path, Page | str]]]:
-    """``parse_one`` of each file, in order; with ``jobs`` > 1 in worker processes,
-    which start parsing on entry."""
-    todo = page_jobs(files, url)
-    if jobs <= 1:
-        yield map(parse_one, todo)
-        return
-    import multiprocessing
-
-    with multiprocessing.get_context("fork").Pool(jobs) as pool:
-        yield pool.imap(parse_one, todo, chunksize=8)
-
-
-def judge_files(
-    make_critic: Callable[[], Any],
-    files: Iterable[Path],
-    url: str | None = None,
-    jobs: int = 1,
-) -> Iterator[dict]:
-    """One dict per form of each file (or one {"file", "error"} per failed file), in order.
-
-    ``make_critic`` is called once the page workers are started (the models load
-    while the first pages are parsed).
-    """
-    with parsed_pages(files, url, jobs) as pages:
-        critic = make_critic()
-        batch: list[tuple[Path, Page]] = []
-
-        def flush() -> Iterator[dict]:
-            if not batch:
-                return
-            verdicts = critic.judge_many([(page.forms, page) for _, page in batch])
-            for (path, page), page_verdicts in zip(batch, verdicts, strict=True):
-                for form, v in zip(page.forms, page_verdicts, strict=True):
-                    yield {
-                        "file": str(path),
-                        "url": page.url,
-                        "form_index": form.index,
-                        "action": form.action,
-                        "method": form.method,
-                        "searchable": v.searchable,
-                        "searchable_score": v.searchable_score,
-                        "domain": v.domain,
-                        "domain_score": v.domain_score,
-                        "relevant": v.relevant,
-                    }
-            batch.clear()
-
-        for path, page in pages:
-            if isinstance(page, str):
-                yield from flush()
-                yield {"file": str(path), "error": page}
-                continue
-            if page.forms:
-                batch.append((path, page))
-                if len(batch) >= BATCH:
-                    yield from flush()
-        yield from flush()
+from formhunter.critics.files import PARALLEL_FROM, judge_files, page_files
+from formhunter.critics.files import make_critic as critic_of
+from formhunter.exceptions import UsageError
 
 
 def make_critic(args: argparse.Namespace) -> Any:
-    from formhunter.critics.trained import FormCritic, HeuristicCritic
-
-    if args.critic == "heuristic":
-        return HeuristicCritic(args.domain or "", domains_dir=args.domains_dir, strict=False)
-    return FormCritic(args.domain or "", args.models)
+    return critic_of(args.critic, args.domain or "", args.models, args.domains_dir)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -15,7 +15,6 @@ recorded object.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -32,8 +31,8 @@ from formhunter.commands._common import (
     write_csv,
     write_json,
 )
+from formhunter.reads import SPACES, split_features
 
-SPACES = ("url", "anchor", "around")
 SCHEMA = pa.schema(
     [("run_id", pa.int32()), ("iteration", pa.int32()), ("learned_at", pa.timestamp("us")),
      ("learner", pa.string()), ("at_page", pa.int64()), ("n_paths", pa.int32()),
@@ -41,41 +40,6 @@ SCHEMA = pa.schema(
      ("around", pa.string()), ("details", pa.string()), ("note", pa.string())]
 )  # fmt: skip
 COLUMNS = tuple(SCHEMA.names)
-
-
-def split_features(raw: str | None) -> tuple[dict[str, list[str]], dict[str, Any]]:
-    """A ``features`` JSON as (terms per feature space, the rest).
-
-    ACHE's learner stores ``{"features": {space: [terms]}, "instances": {...}}``;
-    a plain ``{space: [terms]}`` is read the same way. Anything else is all "rest".
-    """
-    try:
-        data = json.loads(raw) if raw else {}
-    except ValueError:
-        return {}, {"features": raw}
-    if not isinstance(data, dict):
-        return {}, {"features": data}
-    rest = dict(data)
-    nested = rest.get("features")
-    if isinstance(nested, dict) and _has_spaces(nested):
-        remaining = dict(nested)
-        spaces = _pop_spaces(remaining)
-        if remaining:
-            rest["features"] = remaining
-        else:
-            del rest["features"]
-    else:
-        spaces = _pop_spaces(rest) if _has_spaces(rest) else {}
-    return spaces, rest
-
-
-def _has_spaces(d: dict[str, Any]) -> bool:
-    return any(isinstance(d.get(s), list) for s in SPACES)
-
-
-def _pop_spaces(d: dict[str, Any]) -> dict[str, list[str]]:
-    """Remove the feature spaces' term lists from ``d`` and return them."""
-    return {s: [str(t) for t in d.pop(s)] for s in SPACES if isinstance(d.get(s), list)}
 
 
 def key_values(data: dict[str, Any], prefix: str = "") -> str:

@@ -21,7 +21,6 @@ from typing import Any
 
 import pyarrow as pa
 
-from formhunter.catalogue import Catalogue
 from formhunter.commands._common import (
     Column,
     open_catalogue,
@@ -30,38 +29,9 @@ from formhunter.commands._common import (
     write_csv,
     write_json,
 )
+from formhunter.reads import COLUMNS, RUNS_SQL, runs_table
 
-COLUMNS = ("run_id", "started_at", "finished_at", "domain", "strategy", "max_pages", "pages",
-           "forms", "searchable_forms", "relevant_forms", "harvest_rate",
-           "learning_iterations", "status", "end_reason")  # fmt: skip
-
-RUNS_SQL = """
-SELECT r.run_id, r.started_at, r.finished_at, r.domain, r.strategy, r.max_pages,
-       coalesce(p.n, 0) AS pages, coalesce(f.n, 0) AS forms,
-       coalesce(f.searchable, 0) AS searchable_forms,
-       coalesce(f.relevant, 0) AS relevant_forms,
-       CASE WHEN coalesce(p.n, 0) > 0 THEN CAST(coalesce(f.relevant, 0) AS DOUBLE) / p.n
-            ELSE 0.0 END AS harvest_rate,
-       coalesce(l.n, 0) AS learning_iterations, r.status, {end_reason} AS end_reason
-FROM runs r
-LEFT JOIN (SELECT run_id, count(*) AS n FROM pages GROUP BY run_id) p USING (run_id)
-LEFT JOIN (SELECT run_id, count(*) AS n, count(*) FILTER (WHERE searchable) AS searchable,
-                  count(*) FILTER (WHERE relevant) AS relevant
-           FROM forms GROUP BY run_id) f USING (run_id)
-LEFT JOIN (SELECT run_id, count(*) AS n FROM learning_iterations GROUP BY run_id) l
-       USING (run_id)
-ORDER BY r.run_id
-"""
-
-
-def runs_table(cat: Catalogue) -> pa.Table:
-    """The catalogue's runs with their counts, columns ``COLUMNS``."""
-    # A read-only catalogue of schema version 2 is not migrated: no end_reason there.
-    cols = {r[0] for r in cat.con.execute("DESCRIBE runs").fetchall()}
-    end_reason = "r.end_reason" if "end_reason" in cols else "CAST(NULL AS VARCHAR)"
-    sql = RUNS_SQL.format(end_reason=end_reason)
-    return cat.con.sql(sql).to_arrow_table().select(list(COLUMNS))
-
+__all__ = ["COLUMNS", "RUNS_SQL", "cmd_runs", "runs_table"]
 
 def cmd_runs(args: argparse.Namespace) -> int:
     db = Path(args.db)

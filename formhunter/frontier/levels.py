@@ -15,41 +15,10 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 
-from formhunter.interfaces import LinkRecord
+from formhunter.model import Entry
 
-
-@dataclass(slots=True)
-class Entry:
-    """A link taken into memory (one row of the persistent frontier): its ``link``
-    plus where it sits (``lid``, ``host``, ``level``, ``score``)."""
-
-    lid: int
-    host: str
-    level: int
-    score: float
-    link: LinkRecord
-
-    @property
-    def url(self) -> str:
-        return self.link.url
-
-    @property
-    def site(self) -> str:
-        return self.link.site
-
-    @property
-    def depth(self) -> int:
-        return self.link.depth
-
-    @property
-    def parent(self) -> str:
-        return self.link.parent_url
-
-    @property
-    def anchor(self) -> str:
-        return self.link.anchor
+__all__ = ["Entry", "Levels", "ReadyIn"]
 
 
 ReadyIn = Callable[[str], float]

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from formhunter.catalogue import LATEST_LABELS_SQL, NOT_SEARCHABLE, has_labels_table
+from formhunter.reads import open_catalogue
 
 #: the pseudo pack name of labelled catalogue forms in a training frame
 LABELS_PACK = "_labels"
@@ -88,7 +89,6 @@ def least_sure(model: Any, df: pd.DataFrame, n: int = 20) -> list[dict[str, Any]
 def train_with_labels(catalogue: str | Path, out: Path | None, *, root: Path | str | None = None,
                       n_splits: int = 5, **params: Any) -> tuple[Any, dict[str, Any]]:  # fmt: skip
     """``train_domain_model`` on the packs plus the catalogue's labelled forms."""
-    from formhunter.commands._common import open_catalogue
     from formhunter.trainers.critic import train_domain_model
 
     with open_catalogue(catalogue) as cat:

@@ -8,9 +8,9 @@ from typing import Any
 import duckdb
 
 from formhunter.catalogue import LATEST_LABELS_SQL, has_labels_table
-from formhunter.commands.runs import COLUMNS as RUN_COLUMNS
-from formhunter.commands.runs import RUNS_SQL
 from formhunter.exceptions import UsageError
+from formhunter.reads import COLUMNS as RUN_COLUMNS
+from formhunter.reads import RUNS_SQL, split_features
 
 #: curve points sent for a finished run
 CURVE_POINTS = 300
@@ -66,8 +66,6 @@ def learning(con: duckdb.DuckDBPyConnection, run_id: int) -> list[dict[str, Any]
         "SELECT iteration, at_page, learner, n_paths, round(seconds, 3) AS seconds, features,"
         " note FROM learning_iterations WHERE run_id = ? ORDER BY iteration",
         [run_id]))  # fmt: skip
-    from formhunter.commands.learning import split_features
-
     for r in rows:
         terms, _ = split_features(r.pop("features"))
         r["terms"] = {str(k): [str(t) for t in v][:40] for k, v in terms.items()}

@@ -126,6 +126,18 @@ def test_classifiers_import_nothing_from_formhunter() -> None:
     assert not bad, f"classifiers -> formhunter: {bad}"
 
 
+def test_only_commands_import_commands() -> None:
+    """The CLI is the top layer: the library, the web page, trainers and benchmarks never
+    import ``formhunter.commands`` (``formhunter.cli`` is the CLI's entry point)."""
+    graph = import_graph()
+    bad = sorted(
+        (m, t) for m, ts in graph.items()
+        if not m.startswith("formhunter.commands") and m != "formhunter.cli"
+        for t in ts if t.startswith("formhunter.commands")
+    )  # fmt: skip
+    assert not bad, bad
+
+
 def test_product_does_not_import_the_harness() -> None:
     """Components and the crawl never import bench/ or simweb/ (the harness)."""
     graph = import_graph()
