@@ -10,6 +10,10 @@ from typing import Any
 STAGES = ("fetch_wait", "parse", "classify", "critic", "frontier", "score", "catalogue", "learn",
           "render")
 Clock = tuple[float, float]
+#: the integer counters of ``CrawlStats`` (saved, restored and merged alike)
+COUNTERS = ("pages", "parsed", "on_topic", "forms", "searchable", "relevant", "links_new",
+            "links_not_followed", "links_reserved", "reserve_opened", "links_near_form",
+            "sites_extended", "learning_iterations", "reranks")  # fmt: skip
 
 
 @dataclass
@@ -83,12 +87,23 @@ class CrawlStats:
             "elapsed": round(self.elapsed + self.seconds, 3),
         }  # fmt: skip
 
+    def merge(self, d: dict[str, Any]) -> None:
+        """Add another crawl's counters (``to_dict``: e.g. a cluster shard's step) to these:
+        every counter, error, skip, fault and stage time."""
+        for k in COUNTERS:
+            setattr(self, k, getattr(self, k) + int(d.get(k, 0)))
+        self.errors.update(d.get("errors", {}))
+        self.skipped.update(d.get("skipped", {}))
+        self.faults.update(d.get("faults", {}))
+        for key in ("stage", "stage_cpu"):
+            acc = getattr(self, key)
+            for k, v in d.get(key, {}).items():
+                acc[k] = acc.get(k, 0.0) + float(v)
+
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> CrawlStats:
         s = cls()
-        for k in ("pages", "parsed", "on_topic", "forms", "searchable", "relevant", "links_new",
-                  "links_not_followed", "links_reserved", "reserve_opened", "links_near_form",
-                  "sites_extended", "learning_iterations", "reranks"):  # fmt: skip
+        for k in COUNTERS:
             setattr(s, k, int(d.get(k, 0)))
         s.elapsed = float(d.get("elapsed", 0.0))
         s.errors.update(d.get("errors", {}))

@@ -45,11 +45,11 @@ from formhunter.cluster.shard import (
     ShardState,
     ShardWorker,
     StepReport,
-    merge_stats,
 )
 from formhunter.cluster.writer import CatalogueWriter
 from formhunter.config import Settings
 from formhunter.exceptions import ClusterError, FormhunterError, UsageError
+from formhunter.frontier.policy import end_rules, first_reason, stop_rules
 from formhunter.interfaces import LinkScorer, PageOutcome
 from formhunter.pipeline import Components
 from formhunter.stats import CrawlResult, CrawlStats
@@ -370,8 +370,10 @@ class ClusterCrawl:
         model: tuple[int, list[Any]] = (0, [])
         step_cap = max(4 * s.batch_pages, 16)
         last_update = time.monotonic()
+        stops, ends = stop_rules(self.settings), end_rules(self.settings)
         while True:
-            stopping = self._stop or (s.max_seconds and st.seconds >= s.max_seconds)
+            stop = first_reason(stops, st)
+            stopping = self._stop or stop
             if not stopping:
                 busy = {k for k, _, _ in pending.values()}
                 out = sum(a for _, a, _ in pending.values())
@@ -400,12 +402,12 @@ class ClusterCrawl:
                     continue
                 if self._stop:
                     return self._stop
-                if stopping:
-                    return "time-limit"
+                if stop:
+                    return stop
                 if st.pages >= s.max_pages:
                     return "budget"
                 if all(dry) and not any(inbox):
-                    return "exhausted"
+                    return first_reason(ends, st) or "exhausted"
                 time.sleep(0.05)
                 continue
             done, _ = ray.wait(list(pending), num_returns=1, timeout=0.5)
@@ -438,7 +440,8 @@ class ClusterCrawl:
                 rep: StepReport = result
                 sent.pop(k, None)
                 pages = st.pages
-                merge_stats(st, rep.stats)
+                st.merge(rep.stats)
+                st.learning_iterations = self.learning_iterations  # the learner actor's
                 # the writer's count: it holds pages of steps that died after their commit
                 # and of steps not reported yet, so the budget never overshoots
                 st.pages = max(pages, rep.committed)

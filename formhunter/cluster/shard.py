@@ -415,19 +415,5 @@ class ShardWorker:
                 ready.append(Fetched(tasks.pop(task), task.result()))
 
 
-def merge_stats(total: CrawlStats, d: dict[str, Any]) -> None:
-    """Add a step's counters (``CrawlStats.to_dict``) to ``total``."""
-    for k in ("pages", "parsed", "on_topic", "forms", "searchable", "relevant", "links_new",
-              "links_not_followed", "reranks"):  # fmt: skip
-        setattr(total, k, getattr(total, k) + int(d.get(k, 0)))
-    total.errors.update(d.get("errors", {}))
-    total.skipped.update(d.get("skipped", {}))
-    total.faults.update(d.get("faults", {}))
-    for key in ("stage", "stage_cpu"):
-        acc = getattr(total, key)
-        for k, v in d.get(key, {}).items():
-            acc[k] = acc.get(k, 0.0) + float(v)
-
-
 __all__ = ["TABLES", "OutcomeBuffer", "RoutedLink", "ShardState", "ShardWorker", "StepReport",
-           "merge_stats", "shard_of"]
+           "shard_of"]

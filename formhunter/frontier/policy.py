@@ -42,7 +42,9 @@ rule kind      method (answers "" / None to pass)         built-in rules, in ord
 
 The page budget ("budget") stays the engine's: it is the allowance of links taken,
 not a decision about them. Site rules run only for strategies with
-``site_limits``.
+``site_limits``. A cluster crawl's driver asks the same stop and end rules
+(``stop_rules``, ``end_rules``, ``first_reason``) of the shards' merged counters; each
+shard's pipeline has its own ``CrawlPolicy``.
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ from __future__ import annotations
 import enum
 import logging
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
@@ -68,7 +70,7 @@ log = logging.getLogger(__name__)
 
 __all__ = [
     "CrawlPolicy", "Dry", "DryRule", "EndRule", "Follow", "FollowRule", "LinkRule", "Rules",
-    "SiteBudget", "SiteRule", "StopRule",
+    "SiteBudget", "SiteRule", "StopRule", "end_rules", "first_reason", "stop_rules",
 ]  # fmt: skip
 
 
@@ -355,6 +357,25 @@ class NotFollowedLeft:
         return "not-followed" if stats.links_not_followed > stats.links_reserved else ""
 
 
+def stop_rules(settings: Settings) -> list[StopRule]:
+    """The stop rules the settings switch on, in order."""
+    return [TimeLimit(settings.crawl.max_seconds)]
+
+
+def end_rules(settings: Settings) -> list[EndRule]:
+    """The end rules, in order."""
+    return [SiteLimitsLeft(), NotFollowedLeft()]
+
+
+def first_reason(rules: Sequence[StopRule | EndRule], stats: CrawlStats) -> str:
+    """The reason of the first stop or end rule that gives one ("" if none does)."""
+    for rule in rules:
+        why = rule.reason(stats)
+        if why:
+            return why
+    return ""
+
+
 # -- the policy --------------------------------------------------------------------
 
 
@@ -386,8 +407,7 @@ class Rules:
             links.append(SiteClosed(budget))
             dry.append(ExtendSites())
         dry.append(OpenReserve())
-        return cls(follow, links, dry, [TimeLimit(settings.crawl.max_seconds)],
-                   [SiteLimitsLeft(), NotFollowedLeft()])  # fmt: skip
+        return cls(follow, links, dry, stop_rules(settings), end_rules(settings))
 
 
 class CrawlPolicy:
@@ -493,20 +513,12 @@ class CrawlPolicy:
 
     def stop_reason(self) -> str:
         """A reason to end the run now ("" = go on)."""
-        for rule in self.rules.stop:
-            why = rule.reason(self.stats)
-            if why:
-                return why
-        return ""
+        return first_reason(self.rules.stop, self.stats)
 
     def end_reason(self) -> str:
         """Why a run whose frontier is exhausted ended before its budget: the first end
         rule's reason, else "exhausted"."""
-        for rule in self.rules.end:
-            why = rule.reason(self.stats)
-            if why:
-                return why
-        return "exhausted"
+        return first_reason(self.rules.end, self.stats) or "exhausted"
 
     def fault(self, kind: str) -> None:
         """Count a component exception (logged with its traceback)."""
