@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from formhunter import registry
+from formhunter.config import Settings
 from formhunter.exceptions import ConfigError, ModelError, NotConfigured
 
 log = logging.getLogger(__name__)
@@ -217,6 +218,17 @@ def _registered(s: Strategy) -> bool:
     return all(name in registry.names(kind) for kind, name in wanted)
 
 
+def _complete(context: dict[str, Any]) -> dict[str, Any]:
+    """The build context with what it lacks taken from the settings (``settings``: the
+    defaults of config.py when not given): ``domain``, ``random_state``, ``models_dir``.
+    Factories have no defaults of their own for these."""
+    if context.get("settings") is None:
+        context = {**context, "settings": Settings()}
+    c = context["settings"].crawl
+    return {"domain": c.domain, "random_state": c.random_state,
+            "models_dir": c.models_dir or None, **context}  # fmt: skip
+
+
 def build(kind: str, name: str, **context: Any) -> Any:
     """Build component ``kind``/``name``, passing the context keys its factory accepts.
 
@@ -224,6 +236,7 @@ def build(kind: str, name: str, **context: Any) -> Any:
     registered or whose factory raises NotConfigured/ModelError.
     """
     load_component_modules()
+    context = _complete(context)
     if name == "auto":
         errors = []
         for candidate in AUTO.get(kind, ()):

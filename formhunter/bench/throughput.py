@@ -301,7 +301,7 @@ def _scrapy_child(proxy: str, seeds: list[str], pages: int, concurrency: int, de
     from scrapy.http import HtmlResponse
     from scrapy.linkextractors import LinkExtractor
 
-    from formhunter.fetch.settings import DEFAULT_USER_AGENT
+    from formhunter.config import DEFAULT_USER_AGENT
 
     state: dict[str, Any] = {"n": 0, "t0": 0.0, "t_end": 0.0, "robots": 0, "status": {}}
 

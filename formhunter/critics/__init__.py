@@ -32,5 +32,5 @@ def _heuristic(domain: str) -> HeuristicCritic:
 
 
 @register("critic", "keywords")
-def _keywords(domain: str = "airfare", **_: Any) -> KeywordCritic:
+def _keywords(domain: str, **_: Any) -> KeywordCritic:
     return KeywordCritic(domain, domain_keywords(domain))

@@ -4,8 +4,8 @@
 (``fetch.settings``) configures it. See each module for the exact contracts.
 """
 
+from formhunter.config import DEFAULT_USER_AGENT, FetchSettings
 from formhunter.fetch.http import Fetcher, FetchResult, FetchStats, normalize_url
-from formhunter.fetch.settings import DEFAULT_USER_AGENT, FetchSettings
 
 __all__ = [
     "DEFAULT_USER_AGENT",

@@ -45,11 +45,11 @@ import ada_url
 import aiohttp
 from yarl import URL
 
+from formhunter.config import ROBOTS_TOKEN, FetchSettings
 from formhunter.exceptions import FetchError, ForbiddenAddress, ProxyUnreachable
 from formhunter.fetch.guard import AddressGuard, ForbiddenResolution, GuardResolver, normalize_host
 from formhunter.fetch.politeness import Politeness
 from formhunter.fetch.robots import RobotsCache
-from formhunter.fetch.settings import ROBOTS_TOKEN, FetchSettings
 
 log = logging.getLogger(__name__)
 

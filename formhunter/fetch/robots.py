@@ -30,8 +30,8 @@ from urllib.parse import urlsplit
 
 from protego import Protego
 
+from formhunter.config import ROBOTS_TOKEN
 from formhunter.fetch.politeness import SingleFlight
-from formhunter.fetch.settings import ROBOTS_TOKEN
 
 #: Fetches a robots.txt URL: (HTTP status or 0 without an answer, body bytes,
 #: the URL finally answered after redirects).

@@ -33,6 +33,7 @@ from formhunter.learners.base import (
 )
 from formhunter.learners.cfc import CFCLearner, CFCScorer, FetchSavings, ParentIndex, warm_start
 from formhunter.registry import register
+from formhunter.strategies import Strategy, get_strategy
 
 __all__ = [
     "DEFAULT_THRESHOLD",
@@ -58,8 +59,8 @@ __all__ = [
 DEFAULT_THRESHOLD = LearningSettings.threshold
 
 
-def _learning(settings: Settings | None) -> dict[str, Any]:
-    ls = settings.learning if settings is not None else LearningSettings()
+def _learning(settings: Settings) -> dict[str, Any]:
+    ls = settings.learning
     n = ls.features_per_space
     return {
         "threshold": ls.threshold, "n_levels": ls.path_length,
@@ -84,7 +85,7 @@ def _recorder(catalogue: Catalogue | None, run_id: int | None
 
 
 @register("learner", "ache-online")
-def _ache_online(settings: Settings | None = None, random_state: int = 0,
+def _ache_online(settings: Settings, random_state: int,
                  catalogue: Catalogue | None = None, run_id: int | None = None,
                  **_: Any) -> AdaptiveLinkLearner:  # fmt: skip
     return AdaptiveLinkLearner(**_learning(settings), random_state=random_state,
@@ -92,8 +93,8 @@ def _ache_online(settings: Settings | None = None, random_state: int = 0,
 
 
 @register("learner", "ache-offline-online")
-def _ache_offline_online(domain: str = "airfare", settings: Settings | None = None,
-                         models_dir: Any = None, random_state: int = 0,
+def _ache_offline_online(domain: str, settings: Settings, random_state: int,
+                         models_dir: Any = None,
                          catalogue: Catalogue | None = None, run_id: int | None = None,
                          **_: Any) -> AdaptiveLinkLearner:  # fmt: skip
     from formhunter.trainers import offline_model
@@ -108,7 +109,7 @@ def _ache_offline_online(domain: str = "airfare", settings: Settings | None = No
     # by the crawl's own background links.
     on_path = levels < model.n_levels
     initial = (frame[on_path].reset_index(drop=True), levels[on_path]) if len(levels) else None
-    ls = settings.learning if settings is not None else LearningSettings()
+    ls = settings.learning
     return AdaptiveLinkLearner(**kw, initial=initial, random_state=random_state,
                                initial_ratio=ls.offline_ratio, name="ache-offline-online",
                                on_learning=_recorder(catalogue, run_id))  # fmt: skip
@@ -121,7 +122,7 @@ def _apprentice(catalogue: Catalogue | None = None, run_id: int | None = None,
 
 
 @register("learner", "ache-apprentice")
-def _ache_apprentice(settings: Settings | None = None, random_state: int = 0,
+def _ache_apprentice(settings: Settings, random_state: int,
                      catalogue: Catalogue | None = None, run_id: int | None = None,
                      **_: Any) -> LayeredLearner:  # fmt: skip
     rec = _recorder(catalogue, run_id)
@@ -132,7 +133,7 @@ def _ache_apprentice(settings: Settings | None = None, random_state: int = 0,
 
 
 @register("learner", "cfc")
-def _cfc(domain: str = "airfare", random_state: int = 0, catalogue: Catalogue | None = None,
+def _cfc(domain: str, random_state: int, catalogue: Catalogue | None = None,
          run_id: int | None = None, **_: Any) -> CFCLearner:  # fmt: skip
     initial = None
     try:
@@ -149,28 +150,28 @@ def _cfc(domain: str = "airfare", random_state: int = 0, catalogue: Catalogue | 
 
 
 @register("learner", "tres")
-def _tres(domain: str = "airfare", settings: Settings | None = None, strategy: Any = None,
-          random_state: int = 0, catalogue: Catalogue | None = None, run_id: int | None = None,
+def _tres(domain: str, settings: Settings, random_state: int, strategy: Strategy | None = None,
+          catalogue: Catalogue | None = None, run_id: int | None = None,
           **_: Any) -> Any:  # fmt: skip
     from formhunter.keywords import domain_keywords
     from formhunter.tres.learner import TreeLearner
     from formhunter.tres.policy import load_policy
 
-    ts = (settings if settings is not None else Settings()).tres
+    ts = settings.tres
     policy = load_policy(ts.policy)[0] if ts.policy else None
-    threshold = float(strategy.on_topic_threshold) if strategy is not None else 0.5
-    return TreeLearner(domain, domain_keywords(domain), ts, on_topic_threshold=threshold,
+    strategy = strategy if strategy is not None else get_strategy("tres")
+    return TreeLearner(domain, domain_keywords(domain), ts,
+                       on_topic_threshold=strategy.on_topic_threshold,
                        policy=policy, random_state=random_state,
                        on_learning=_recorder(catalogue, run_id))  # fmt: skip
 
 
 @register("learner", "tres-lite")
-def _tres_lite(domain: str = "airfare", settings: Settings | None = None, strategy: Any = None,
-               random_state: int = 0, catalogue: Catalogue | None = None,
+def _tres_lite(domain: str, settings: Settings, random_state: int,
+               strategy: Strategy | None = None, catalogue: Catalogue | None = None,
                run_id: int | None = None, **_: Any) -> Any:  # fmt: skip
-    from formhunter.strategies import get_strategy
     from formhunter.tres.lite import build_learner
 
-    return build_learner(domain, settings if settings is not None else Settings(),
+    return build_learner(domain, settings,
                          strategy if strategy is not None else get_strategy("tres-lite"),
                          random_state, _recorder(catalogue, run_id))  # fmt: skip

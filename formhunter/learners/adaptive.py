@@ -116,9 +116,9 @@ class AdaptiveLinkLearner:
         random_state: int = 0,
         name: str = "ache-online",
         on_learning: Callable[[LearningIteration], None] | None = None,
-        retrain_pages: int = 0,
+        retrain_pages: int = LearningSettings.retrain_pages,
         initial_ratio: float = 0.0,
-        stall_pages: int = 0,
+        stall_pages: int = LearningSettings.stall_pages,
     ) -> None:
         if threshold < 1:
             raise ValueError("threshold must be at least 1")

@@ -19,18 +19,18 @@ __all__ = ["KeywordPageClassifier", "TextPageClassifier", "page_classifier_for"]
 
 
 @register("page_classifier", "keywords")
-def _keywords(domain: str = "airfare", **_: Any) -> KeywordPageClassifier:
+def _keywords(domain: str, **_: Any) -> KeywordPageClassifier:
     return KeywordPageClassifier(domain_keywords(domain))
 
 
 @register("page_classifier", "nb")
-def _nb(domain: str = "airfare", models_dir: Any = None, random_state: int = 0,
+def _nb(domain: str, random_state: int, models_dir: Any = None,
         **_: Any) -> TextPageClassifier:  # fmt: skip
     return page_classifier_for(domain, "nb", models_dir, random_state)
 
 
 @register("page_classifier", "default")
-def _default(domain: str = "airfare", models_dir: Any = None, random_state: int = 0,
+def _default(domain: str, random_state: int, models_dir: Any = None,
              **_: Any) -> TextPageClassifier:  # fmt: skip
     # The calibrated SVM: on the simulated web it keeps recall near 1 with almost no
     # false positives in every domain; NB ranks as well but is worse calibrated.
@@ -38,6 +38,6 @@ def _default(domain: str = "airfare", models_dir: Any = None, random_state: int 
 
 
 @register("page_classifier", "svm")
-def _svm(domain: str = "airfare", models_dir: Any = None, random_state: int = 0,
+def _svm(domain: str, random_state: int, models_dir: Any = None,
          **_: Any) -> TextPageClassifier:  # fmt: skip
     return page_classifier_for(domain, "svm", models_dir, random_state)

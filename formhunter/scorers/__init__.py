@@ -30,7 +30,7 @@ def _bfs(**_: Any) -> BreadthFirstScorer:
 
 
 @register("scorer", "random")
-def _random(random_state: int = 0, **_: Any) -> RandomScorer:
+def _random(random_state: int, **_: Any) -> RandomScorer:
     return RandomScorer(random_state)
 
 
@@ -40,7 +40,7 @@ def _parent(**_: Any) -> ParentScoreScorer:
 
 
 @register("scorer", "link-classifier")
-def _link_classifier(domain: str = "airfare", models_dir: Any = None,
+def _link_classifier(domain: str, models_dir: Any = None,
                      **_: Any) -> LinkClassifierScorer:  # fmt: skip
     return LinkClassifierScorer(offline_model(domain, models_dir)[0])
 

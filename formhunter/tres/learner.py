@@ -44,7 +44,7 @@ class TreeLearner:
     """The TRES agent and its Tree-Frontier in one crawl (module doc)."""
 
     def __init__(self, domain: str, keywords: Sequence[str], settings: TresSettings | None = None,
-                 *, on_topic_threshold: float = 0.5, policy: TresPolicy | None = None,
+                 *, on_topic_threshold: float, policy: TresPolicy | None = None,
                  random_state: int = 0, on_learning: OnLearning | None = None) -> None:  # fmt: skip
         self.tres = Tres(domain, keywords, settings, policy=policy, random_state=random_state)
         self.settings = self.tres.settings

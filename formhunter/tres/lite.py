@@ -68,7 +68,7 @@ class TresLearner:
     """The agent, path states and keywords of a tres-lite crawl (module doc)."""
 
     def __init__(self, keywords: Sequence[str], settings: TresSettings | None = None, *,
-                 domain: str = "", on_topic_threshold: float = 0.5,
+                 on_topic_threshold: float, domain: str = "",
                  policy: TresPolicy | None = None, random_state: int = 0,
                  on_learning: OnLearning | None = None) -> None:  # fmt: skip
         self.core = TresCore(domain, keywords, settings, policy=policy,

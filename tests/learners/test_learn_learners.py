@@ -456,7 +456,7 @@ def test_adaptive_learner_also_learns_on_a_page_schedule() -> None:
     """With a threshold the crawl never reaches, retrain_pages still brings iterations,
     each after a new relevant form; without it there is none."""
     web = toy_web(40)
-    never = AdaptiveLinkLearner(threshold=1000, classifier={"min_df": 2})
+    never = AdaptiveLinkLearner(threshold=1000, classifier={"min_df": 2}, retrain_pages=0)
     crawl(web, SEEDS, 400, ParentScoreScorer(), [never])
     assert not never.iterations
     sched = AdaptiveLinkLearner(threshold=1000, classifier={"min_df": 2}, retrain_pages=50)
@@ -507,7 +507,8 @@ def test_a_stalled_model_learns_from_its_misses() -> None:
             swaps += learner.observe(PageOutcome(page, 0.5, verdicts, ["s", "p", u])) is not None
         return swaps
 
-    waits = AdaptiveLinkLearner(threshold=3, classifier={"min_df": 1, "min_sites": 1})
+    waits = AdaptiveLinkLearner(threshold=3, classifier={"min_df": 1, "min_sites": 1},
+                                stall_pages=0)  # fmt: skip
     stalls = AdaptiveLinkLearner(threshold=3, classifier={"min_df": 1, "min_sites": 1},
                                  stall_pages=40)  # fmt: skip
     for learner in (waits, stalls):
