@@ -213,6 +213,15 @@ def parse_fetched(entry: Entry, result: FetchResult, limits: ParseSettings) -> P
                       depth=entry.depth, limits=limits)  # fmt: skip
 
 
+def score_links(scorer: LinkScorer, cands: Sequence[LinkRecord]) -> tuple[np.ndarray, np.ndarray]:
+    """``scorer.score(cands)`` as arrays, checked to have one entry per link."""
+    levels, scores = scorer.score(cands)
+    levels, scores = np.asarray(levels), np.asarray(scores, dtype=np.float64)
+    if levels.shape != (len(cands),) or scores.shape != (len(cands),):
+        raise ValueError("scorer returned arrays of the wrong length")
+    return levels, scores
+
+
 class Pipeline:
     """Steps 4-9 on batches of one run (module doc). ``stats`` is charged per stage."""
 
@@ -271,28 +280,26 @@ class Pipeline:
 
     def _policy(self) -> CrawlPolicy:
         return CrawlPolicy(self._settings, self.strategy, frontier=self.frontier,
-                           budget=self.budget, stats=self._stats, scorer=self._scorer)  # fmt: skip
-
-    def _scorer(self) -> LinkScorer:
-        return self.components.scorer
+                           budget=self.budget, stats=self._stats,
+                           scorer=lambda: self.components.scorer)  # fmt: skip
 
     @property
     def settings(self) -> Settings:
+        """The run's settings (set: the crawl policy is built again from the new ones)."""
         return self._settings
 
     @settings.setter
     def settings(self, settings: Settings) -> None:
-        """New settings: the crawl policy is built again from them."""
         self._settings = settings
         self.policy = self._policy()
 
     @property
     def stats(self) -> CrawlStats:
+        """The counters charged (set: the crawl policy counts into the new ones too)."""
         return self._stats
 
     @stats.setter
     def stats(self, stats: CrawlStats) -> None:
-        """Count into ``stats`` from now on (the crawl policy too)."""
         self._stats = self.policy.stats = stats
 
     def save_learners(self, con: duckdb.DuckDBPyConnection) -> None:
@@ -313,9 +320,8 @@ class Pipeline:
             self.policy.rerank(scorer)
 
     def fault(self, kind: str) -> None:
-        """Count a component exception (logged with its traceback)."""
-        self.stats.faults[kind] += 1
-        log.exception("%s failed", kind)
+        """Count a component exception (``CrawlPolicy.fault``: logged with its traceback)."""
+        self.policy.fault(kind)
 
     def process(self, batch: Sequence[Fetched]) -> BatchResult:
         """Steps 4-9 for the pages whose fetch completed together (module doc)."""
@@ -539,17 +545,16 @@ class Pipeline:
         if not links.records:
             return 0
         with Timer(self.stats, "score"):
-            levels, scores = self._score(links.records)
+            try:
+                levels, scores = score_links(self.components.scorer, links.records)
+            except Exception:
+                self.fault("scorer")
+                levels, scores = np.full(len(links.records), -1), np.full(len(links.records),
+                                                                          math.nan)  # fmt: skip
             if any(links.last):
-                levels = np.where(np.asarray(links.last), -1, levels)
-                scores = np.where(np.asarray(links.last), np.nan, scores)
-            below = self.policy.promote_below(self.components.scorer) if any(links.reserve) else 0
-            if below:
-                near = (np.asarray(levels) >= 0) & (np.asarray(levels) < below)
-                near &= ~np.isnan(np.asarray(scores, dtype=np.float64))
-                for i in np.flatnonzero(near & np.asarray(links.reserve)).tolist():
-                    links.reserve[i] = False
-                    self.stats.links_near_form += 1
+                levels, scores = self.policy.last(levels, scores, links.last)
+            if any(links.reserve):
+                self.policy.promote(self.components.scorer, levels, scores, links.reserve)
         with Timer(self.stats, "frontier"):
             if not any(links.reserve):
                 n = self.frontier.add_scored(links.records, links.hosts, levels, scores,
@@ -566,14 +571,3 @@ class Pipeline:
                     n += k if state == "queued" else 0
         self.stats.links_new += n
         return n
-
-    def _score(self, cands: Sequence[LinkRecord]) -> tuple[np.ndarray, np.ndarray]:
-        try:
-            levels, scores = self.components.scorer.score(cands)
-            levels, scores = np.asarray(levels), np.asarray(scores, dtype=np.float64)
-            if levels.shape != (len(cands),) or scores.shape != (len(cands),):
-                raise ValueError("scorer returned arrays of the wrong length")
-            return levels, scores
-        except Exception:
-            self.fault("scorer")
-            return np.full(len(cands), -1), np.full(len(cands), math.nan)

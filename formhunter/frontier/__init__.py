@@ -205,9 +205,11 @@ class Frontier:
         self.levels.release(entry, now)
 
     def abandon(self, entry: Entry, now: float = 0.0) -> None:
-        """``entry`` was taken but not fetched (e.g. the crawl stops): it stays queued."""
+        """``entry`` was taken but not fetched (e.g. the crawl stops): it stays queued, and
+        goes back into memory to be taken again."""
         self.inflight.pop(entry.lid, None)
         self.levels.release(entry, now)
+        self.levels.push(entry)
 
     def wait_hint(self, now: float) -> float | None:
         """Seconds until a parked link's host is due; None if no link is parked."""

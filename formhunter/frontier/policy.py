@@ -7,8 +7,8 @@ the strategy; the pipeline and the engine ask it, never the settings, what to do
 - ``follow(depth, on_topic, n_links)``: a page's outlinks are queued, queued in the
   last level, kept in reserve, or dropped (``Follow``);
 - ``link_reason(url, site, depth, link)``: why one new outlink is skipped ("" = keep);
-- ``promote_below(scorer)``: links of the reserve that ``scorer`` puts in a level
-  below this one are queued at once (ACHE's delayed benefit);
+- ``promote_below(scorer)`` / ``promote(...)``: links bound for the reserve that
+  ``scorer`` puts in a level below this one are queued at once (ACHE's delayed benefit);
 - ``next_link(now)``: the frontier's next link, links of closed sites skipped on the
   way; when nothing queued is left, the dry rules act (extend sites, open the reserve);
 - ``page(site, new_searchable, new_relevant)``: one page of ``site`` counted in the
@@ -55,6 +55,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
+
+import numpy as np
 
 from formhunter.config import Settings, StoppingSettings
 from formhunter.frontier.levels import Entry
@@ -466,6 +468,26 @@ class CrawlPolicy:
         if not self.settings.frontier.reserve_by_level:
             return 0
         return max(min(scorer.n_levels - 1, self.settings.learning.path_length), 0)
+
+    @staticmethod
+    def last(levels: np.ndarray, scores: np.ndarray,
+             last: list[bool]) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+        """The links ``Follow.LAST`` placed (``last[i]``) go to the last level, unranked."""
+        pick = np.asarray(last)
+        return np.where(pick, -1, levels), np.where(pick, np.nan, scores)
+
+    def promote(self, scorer: LinkScorer, levels: np.ndarray, scores: np.ndarray,
+                reserve: list[bool]) -> None:  # fmt: skip
+        """Links bound for the reserve (``reserve[i]``) that ``scorer`` put in a level below
+        ``promote_below`` are queued instead (counted in ``links_near_form``)."""
+        below = self.promote_below(scorer)
+        if not below:
+            return
+        lv = np.asarray(levels)
+        near = (lv >= 0) & (lv < below) & ~np.isnan(np.asarray(scores, dtype=np.float64))
+        for i in np.flatnonzero(near & np.asarray(reserve)).tolist():
+            reserve[i] = False
+            self.stats.links_near_form += 1
 
     # -- taking links ----------------------------------------------------------------
 
