@@ -22,7 +22,6 @@ loses only its uncommitted step (those links are fetched again: they were in fli
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import logging
 import math
 import os
@@ -234,13 +233,6 @@ class ClusterCrawl:
                  workers: int = 0, address: str | None = None) -> None:  # fmt: skip
         if settings.render.mode != "never":
             raise UsageError("--render is not available on a cluster yet (use --render never)")
-        if settings.frontier.reserve:
-            # the writer does not yet apply a shard's promotions of reserve rows (a URL
-            # would get two rows): a cluster run drops unfollowed links, as before the reserve
-            log.warning("the frontier's reserve is not available on a cluster yet; "
-                        "links the follow policy does not follow are dropped")  # fmt: skip
-            settings = dataclasses.replace(settings, frontier=dataclasses.replace(
-                settings.frontier, reserve=False, reserve_by_level=False))  # fmt: skip
         self.settings = settings
         self.seeds = list(seeds)
         self.resume = resume

@@ -43,8 +43,10 @@ from formhunter.urls import canonicalize, site_of
 
 log = logging.getLogger(__name__)
 
-#: Tables a shard ships to the writer, in insert order.
-TABLES = ("frontier", "frontier_updates", "pages", "forms", "form_fields", "form_paths")
+#: Tables a shard ships to the writer, in insert order (``frontier_drops``: lids of
+#: reserve rows a queued row of the same URL replaced).
+TABLES = ("frontier", "frontier_drops", "frontier_updates", "pages", "forms", "form_fields",
+          "form_paths")  # fmt: skip
 
 
 def shard_of(site: str, n_shards: int) -> int:
@@ -62,6 +64,7 @@ class RoutedLink:
     level: int
     score: float
     hops: list[tuple[str, str]]
+    reserve: bool = False  # found on a page the follow rules did not follow
 
 
 @dataclass
@@ -126,12 +129,18 @@ class ShardCatalogue(Catalogue):
         return rows
 
     def take_outbox(self) -> dict[str, pa.Table]:
-        """Every table committed since the last call (one Arrow table each)."""
+        """Every table committed since the last call (one Arrow table each; of several
+        state changes of one link, the last)."""
         out: dict[str, pa.Table] = {}
         for name, parts in self.outbox.items():
             if parts:
                 out[name] = pa.concat_tables(parts)
             self.outbox[name] = []
+        upd = out.get("frontier_updates")
+        if upd is not None:
+            last = {lid: i for i, lid in enumerate(upd.column("lid").to_pylist())}
+            if len(last) < upd.num_rows:
+                out["frontier_updates"] = upd.take(sorted(last.values()))
         return out
 
 
@@ -158,6 +167,16 @@ class ShardStore(FrontierStore):
         if new.num_rows:
             self.outbox["frontier"].append(new)
             insert_arrow(con, "frontier", new)
+        if self._dropped:
+            drops = pa.table({"lid": pa.array(self._dropped, type=pa.int64())})
+            self._dropped = []
+            self.outbox["frontier_drops"].append(drops)
+            con.register("_fr_drop", drops)
+            try:
+                con.execute("DELETE FROM frontier WHERE run_id = ? AND lid IN"
+                            " (SELECT lid FROM _fr_drop)", [self.run_id])  # fmt: skip
+            finally:
+                con.unregister("_fr_drop")
         if upd.num_rows:
             self.outbox["frontier_updates"].append(upd)
             con.register("_fr_upd", upd)
@@ -169,6 +188,42 @@ class ShardStore(FrontierStore):
                 con.unregister("_fr_upd")
 
 
+    def _ship_queued(self, lids: Sequence[int]) -> None:
+        """Links that became queued by SQL here (the reserve opened, a site's skipped
+        links queued again, reserve links promoted): the writer gets the change."""
+        if lids:
+            self.outbox["frontier_updates"].append(pa.table({
+                "lid": pa.array(list(lids), pa.int64()),
+                "state": pa.array(["queued"] * len(lids), pa.string()),
+                "reason": pa.array([""] * len(lids), pa.string())}))  # fmt: skip
+
+    def open_reserve(self) -> int:
+        lids = list(self.reserved.values())
+        n = super().open_reserve()
+        self._ship_queued(lids)
+        return n
+
+    def requeue_skipped(self, sites: Sequence[str], reason: str) -> int:
+        before = {r[0] for r in self.con.execute(
+            "SELECT lid FROM frontier WHERE run_id = ? AND state = 'skipped' AND reason = ?",
+            [self.run_id, reason]).fetchall()}  # fmt: skip
+        n = super().requeue_skipped(sites, reason)
+        if n:
+            after = {r[0] for r in self.con.execute(
+                "SELECT lid FROM frontier WHERE run_id = ? AND state = 'skipped' AND reason = ?",
+                [self.run_id, reason]).fetchall()}  # fmt: skip
+            self._ship_queued(sorted(before - after))
+        return n
+
+    def rerank(self, scorer: LinkScorer, n_levels: int, *, batch: int = 50_000,
+               inflight: Sequence[int] = (), promote_below: int = 0) -> int:  # fmt: skip
+        before = set(self.reserved.values())
+        n = super().rerank(scorer, n_levels, batch=batch, inflight=inflight,
+                           promote_below=promote_below)  # fmt: skip
+        self._ship_queued(sorted(before - set(self.reserved.values())))
+        return n
+
+
 class ShardFrontier(Frontier):
     """A frontier that keeps links of other shards' sites aside in ``routed``."""
 
@@ -177,6 +232,7 @@ class ShardFrontier(Frontier):
         self.shard, self.n_shards = shard, n_shards
         self.routed: list[RoutedLink] = []
         self.routed_seen: set[str] = set()
+        self.routed_reserve: set[str] = set()  # routed as reserve: routed again if followed
         self.paths = PathIndex()
 
     def owns(self, site: str) -> bool:
@@ -184,6 +240,9 @@ class ShardFrontier(Frontier):
 
     def seen(self, url: str) -> bool:
         return url in self.store.seen or url in self.routed_seen
+
+    def in_reserve(self, url: str) -> bool:
+        return url in self.store.reserved or url in self.routed_reserve
 
     def add_scored(self, records: Sequence[LinkRecord], hosts: Sequence[str],
                    levels: np.ndarray, scores: np.ndarray, *,
@@ -195,13 +254,20 @@ class ShardFrontier(Frontier):
         lv, sc = np.asarray(levels), np.asarray(scores, dtype=np.float64)
         keep = set(mine)
         for i, rec in enumerate(records):
-            # another shard's links go there queued; a reserve (not followed) stays local only
-            if i in keep or rec.url in self.routed_seen or state == "reserve":
+            # another shard's links go there, queued or in its reserve (once per URL; once
+            # more when a link routed as reserve is found on a followed page)
+            if i in keep or (rec.url in self.routed_seen
+                             and (state == "reserve" or rec.url not in self.routed_reserve)):
                 continue
             self.routed_seen.add(rec.url)
+            if state == "reserve":
+                self.routed_reserve.add(rec.url)
+            else:
+                self.routed_reserve.discard(rec.url)
             grand, anchor = self.paths.parents.get(rec.parent_url, ("", ""))
             hops = self.paths.path(rec.parent_url, anchor, grand) if rec.parent_url else []
-            self.routed.append(RoutedLink(rec, hosts[i], int(lv[i]), float(sc[i]), hops))
+            self.routed.append(RoutedLink(rec, hosts[i], int(lv[i]), float(sc[i]), hops,
+                                          reserve=state == "reserve"))  # fmt: skip
         pages = [at_page] * len(records) if isinstance(at_page, int) else list(at_page)
         return super().add_scored([records[i] for i in mine], [hosts[i] for i in mine],
                                   lv[mine], sc[mine], at_page=[pages[i] for i in mine],
@@ -320,31 +386,30 @@ class ShardWorker:
     def receive(self, links: Sequence[RoutedLink], at_page: int) -> int:
         """Links other shards found for this shard's sites; returns how many were new."""
         fr, paths = self.frontier, self.frontier.paths
-        recs: list[LinkRecord] = []
-        hosts: list[str] = []
-        levels: list[int] = []
-        scores: list[float] = []
+        todo: dict[str, list[RoutedLink]] = {"queued": [], "reserve": []}
         for link in links:
             rec = link.rec
             for (u0, _), (u1, a1) in zip(link.hops, link.hops[1:], strict=False):
                 paths.parents.setdefault(u1, (u0, a1))
             if link.hops:
                 paths.parents.setdefault(link.hops[0][0], ("", link.hops[0][1]))
-            if fr.seen(rec.url) or not fr.owns(rec.site):
+            if not fr.owns(rec.site) or (fr.seen(rec.url) and (link.reserve
+                                                               or not fr.in_reserve(rec.url))):
                 continue
             reason = self.pipeline.policy.site_reason(rec.site)
             if reason:
                 fr.add_skipped(rec, link.host, reason, at_page=at_page)
                 self.stats.skipped[reason] += 1
                 continue
-            recs.append(rec)
-            hosts.append(link.host)
-            levels.append(link.level)
-            scores.append(link.score)
-        if not recs:
-            return 0
-        n = fr.add_scored(recs, hosts, np.asarray(levels), np.asarray(scores, dtype=np.float64),
-                          at_page=at_page)  # fmt: skip
+            todo["reserve" if link.reserve else "queued"].append(link)
+        n = 0
+        for state, group in todo.items():
+            if group:
+                k = fr.add_scored([x.rec for x in group], [x.host for x in group],
+                                  np.asarray([x.level for x in group]),
+                                  np.asarray([x.score for x in group], dtype=np.float64),
+                                  at_page=at_page, state=state)  # fmt: skip
+                n += k if state == "queued" else 0
         self.stats.links_new += n
         return n
 

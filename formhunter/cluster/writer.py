@@ -95,6 +95,14 @@ class CatalogueWriter:
         try:
             if front is not None:
                 insert_arrow(con, "frontier", front)
+            drops = tables.get("frontier_drops")
+            if drops is not None and drops.num_rows:
+                con.register("_fr_drop", drops)
+                try:
+                    con.execute("DELETE FROM frontier WHERE run_id = ? AND lid IN"
+                                " (SELECT lid FROM _fr_drop)", [run_id])  # fmt: skip
+                finally:
+                    con.unregister("_fr_drop")
             upd = tables.get("frontier_updates")
             if upd is not None and upd.num_rows:
                 con.register("_fr_upd", upd)

@@ -81,6 +81,10 @@ def test_cluster_crawl_fills_the_catalogue_like_one_process(
     assert result.reason == "budget" and result.stats.pages == 100
     assert not result.stats.faults, result.stats.faults
     assert set(steps) == {0, 1}  # both shards crawled
+    # the reserve works on a cluster too: every link not followed is kept (no URL twice
+    # in the frontier, ``_check_catalogue``)
+    st = result.stats
+    assert st.links_reserved == st.links_not_followed > 0
     figures = _check_catalogue(db, 100)
     assert figures["forms"] == result.stats.forms > 0
     with Catalogue(db, read_only=True) as cat:
