@@ -1,6 +1,7 @@
 """Crawl progress for people: a live bar on a terminal, log lines otherwise.
 
-``CrawlProgress`` is an engine listener (``Engine.listen``). On a TTY it shows a
+``CrawlProgress`` is a crawl listener (``Engine.listen``, ``ClusterCrawl.listen``: it
+reads the crawl's ``stats``; a cluster's "step" counts as "page"). On a TTY it shows a
 rich progress bar with pages fetched, pages/s, forms, relevant forms, errors and
 the harvest rate; when the stream is not a TTY (a pipe, a CI log) it writes one
 plain line every ``interval`` seconds and at the end.
@@ -10,14 +11,19 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 if TYPE_CHECKING:
-    from formhunter.engine import Engine
     from formhunter.stats import CrawlStats
+
+
+class Crawl(Protocol):
+    """What the progress display reads of a crawl (an ``Engine``, a ``ClusterCrawl``)."""
+
+    stats: CrawlStats
 
 
 def status_line(stats: CrawlStats, max_pages: int) -> str:
@@ -69,8 +75,9 @@ class CrawlProgress:
             self._progress.stop()
             self._progress = None
 
-    def __call__(self, event: str, engine: Engine) -> None:
+    def __call__(self, event: str, engine: Crawl) -> None:
         now = time.monotonic()
+        event = "page" if event == "step" else event
         if event == "page" and now - self._last < (0.2 if self.live else self.interval):
             return
         if event not in ("page", "end", "start", "learn"):

@@ -16,11 +16,15 @@ from formhunter.stats import CrawlResult
 
 
 def run_cluster_crawl(settings: Settings, *, seeds: Sequence[str], resume: bool, workers: int,
-                      address: str | None) -> tuple[CrawlResult, dict[str, Any]]:  # fmt: skip
-    """Crawl on a Ray cluster: (result, ``Catalogue.stats`` of the run), as ``run_crawl``."""
+                      address: str | None, listeners: Sequence[Any] = ()
+                      ) -> tuple[CrawlResult, dict[str, Any]]:  # fmt: skip
+    """Crawl on a Ray cluster: (result, ``Catalogue.stats`` of the run), as ``run_crawl``;
+    ``listeners`` as ``ClusterCrawl.listen`` takes them (e.g. a ``CrawlProgress``)."""
     from formhunter.cluster.driver import ClusterCrawl
 
     crawl = ClusterCrawl(settings, seeds=seeds, resume=resume, workers=workers, address=address)
+    for listener in listeners:
+        crawl.listen(listener)
     return crawl.run(), crawl.catalogue_stats
 
 

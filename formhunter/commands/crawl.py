@@ -284,8 +284,11 @@ def cluster_crawl(args: argparse.Namespace, settings: Settings, seeds: list[str]
                          "is written by the cluster's writer); use formhunter serve afterwards")
     from formhunter.cluster import run_cluster_crawl
 
-    result, _ = run_cluster_crawl(settings, seeds=seeds, resume=args.resume,
-                                  workers=args.workers or 0, address=args.ray_address)
+    with CrawlProgress(settings.crawl.max_pages,
+                       live=False if args.quiet else None) as progress:  # fmt: skip
+        result, _ = run_cluster_crawl(settings, seeds=seeds, resume=args.resume,
+                                      workers=args.workers or 0, address=args.ray_address,
+                                      listeners=[] if args.quiet else [progress])  # fmt: skip
     return result
 
 
