@@ -101,7 +101,7 @@ class Components:
         }  # fmt: skip
 
 
-def _restore_learners(components: Components, states: dict[str, bytes],
+def restore_learners(components: Components, states: dict[str, bytes],
                       stats: CrawlStats) -> None:  # fmt: skip
     """Give each learner its saved state (``Learner.restore``); the scorer a learner
     had handed out scores again. A state that does not load is a fault, and that
@@ -262,7 +262,7 @@ class Pipeline:
         )  # fmt: skip
         paths = PathIndex()
         if resumed:
-            _restore_learners(components, catalogue.learner_states(run_id), stats)
+            restore_learners(components, catalogue.learner_states(run_id), stats)
             state = catalogue.resume_state(run_id)
             stats.pages = state.pages
             paths.parents.update(state.parents)

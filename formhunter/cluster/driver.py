@@ -50,7 +50,7 @@ from formhunter.config import Settings
 from formhunter.exceptions import ClusterError, FormhunterError, UsageError
 from formhunter.frontier.policy import end_rules, first_reason, stop_rules
 from formhunter.interfaces import LinkScorer, PageOutcome
-from formhunter.pipeline import Components
+from formhunter.pipeline import Components, restore_learners
 from formhunter.stats import CrawlResult, CrawlStats
 from formhunter.strategies import get_strategy
 
@@ -77,6 +77,24 @@ class LearnerActor:
         self.ref: Any = None
         self.faults = 0
         self.cpu_seconds = 0.0
+        # a resumed run: the learners' saved states, and the scorer they had handed out
+        base, stats = comps.scorer, CrawlStats()
+        restore_learners(comps, ray.get(writer.learner_states.remote()), stats)
+        self.faults += sum(stats.faults.values())
+        if comps.scorer is not base:
+            self.version, self.ref = 1, ray.put(comps.scorer)
+
+    def _save(self) -> None:
+        """The learners' states to the catalogue (``Learner.state``), as a process saves
+        them with its commits; a resumed run restores them."""
+        states = []
+        for name, learner in self.learners:
+            try:
+                states.append((name, learner.state()))
+            except Exception:
+                self.faults += 1
+                log.exception("learner %s failed to save its state", name)
+        ray.get(self.writer.save_learner_states.remote(states))
 
     def observe(self, outcomes: list[PageOutcome]) -> int:
         c0 = time.process_time()
@@ -97,6 +115,8 @@ class LearnerActor:
         rows = self.cat.take_learning()
         if rows:
             ray.get(self.writer.add_learning.remote(rows))
+        if new is not None or rows:
+            self._save()
         self.cpu_seconds += time.process_time() - c0
         return self.version
 
@@ -111,6 +131,7 @@ class LearnerActor:
         rows = self.cat.take_learning()
         if rows:
             ray.get(self.writer.add_learning.remote(rows))
+        self._save()
 
     def latest(self) -> tuple[int, list[Any], int, float]:
         """(model version, [its object reference] or [], faults, CPU seconds)."""
@@ -360,6 +381,9 @@ class ClusterCrawl:
         waits = [0] * n  # failed "ready" calls while a shard restarts
         pending: dict[Any, tuple[int, int, str]] = {}  # ref -> (shard, allowance, "step"|"ready")
         model: tuple[int, list[Any]] = (0, [])
+        if learner is not None:  # a resumed run's restored scorer is not a new iteration
+            version, refs, _, _ = ray.get(learner.latest.remote())
+            model = (version, refs)
         step_cap = max(4 * s.batch_pages, 16)
         last_update = time.monotonic()
         stops, ends = stop_rules(self.settings), end_rules(self.settings)

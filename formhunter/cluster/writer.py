@@ -18,7 +18,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from formhunter.catalogue import Catalogue, insert_arrow, now
+from formhunter.catalogue import Catalogue, insert_arrow, now, write_learner_states
 from formhunter.cluster.shard import ShardState, shard_of
 
 
@@ -159,6 +159,22 @@ class CatalogueWriter:
             return renumber(t.filter(mask), "form_id", ids)
 
         return forms, linked(fields), linked(paths)
+
+    def learner_states(self) -> dict[str, bytes]:
+        """The run's saved learner states, by learner name (empty for a new run)."""
+        return self.cat.learner_states(self.run_id)
+
+    def save_learner_states(self, states: list[tuple[str, bytes]]) -> None:
+        """Replace the run's saved learner states, as of the pages committed (one
+        transaction)."""
+        con = self.cat.con
+        con.execute("BEGIN TRANSACTION")
+        try:
+            write_learner_states(con, self.run_id, self.pages, states)
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
 
     def page_count(self) -> int:
         """Pages of the run committed so far."""

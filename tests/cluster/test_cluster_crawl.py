@@ -121,7 +121,7 @@ def test_cli_crawl_with_workers_and_resume(cluster: None, simweb_proxy: ProxyHan
     db = tmp_path / "cli.duckdb"
     code = main(["crawl", "--domain", DOMAIN, "--seeds", str(seeds), "--db", str(db),
                  "--max-pages", "30", "--proxy", simweb_proxy.url, "--workers", "2",
-                 "--quiet"])  # fmt: skip
+                 "--strategy", "ache", "--quiet"])  # fmt: skip
     out = capsys.readouterr().out
     assert code == 0, out
     assert "run 1 finished (budget)" in out
@@ -135,6 +135,10 @@ def test_cli_crawl_with_workers_and_resume(cluster: None, simweb_proxy: ProxyHan
     _check_catalogue(db, 70)
     with Catalogue(db, read_only=True) as cat:
         assert cat.con.execute("SELECT count(*) FROM runs").fetchall()[0][0] == 1
+        # the learner actor saved its learners' states with the run's pages (a resume
+        # restores them), as one process does
+        states = cat.con.execute("SELECT learner, at_page FROM learner_state").fetchall()
+    assert states == [("ache-online", 70)]
     assert main(["crawl", "--domain", DOMAIN, "--seeds", str(seeds), "--db", str(db),
                  "--workers", "0"]) == 2  # fmt: skip
 
