@@ -21,7 +21,6 @@ from rich.table import Table
 from formhunter.catalogue import Catalogue
 from formhunter.exceptions import UsageError
 from formhunter.reads import open_catalogue as open_catalogue  # the commands' import
-from formhunter.reads import snapshot_time as snapshot_time
 
 
 def run_ids(cat: Catalogue) -> list[int]:
