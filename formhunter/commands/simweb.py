@@ -79,7 +79,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "and on-topic pages.",
     )
     common(q)
-    q.add_argument("--format", choices=("table", "json"), default="table")
+    q.add_argument("--format", choices=("table", "json"), default="table",
+                   help="a text summary and a table per domain, or JSON (default table)")
     q.set_defaults(func=_stats)
 
     q = ssub.add_parser(
