@@ -1,8 +1,9 @@
 """Crawl policy in one place: what to do with a page's links, what to do when the
 frontier runs dry, when a site closes and how a run ends.
 
-``CrawlPolicy`` is built once per run (``CrawlPolicy.build``) from the settings and
-the strategy; the pipeline and the engine ask it, never the settings, what to do:
+``CrawlPolicy`` is built once per run by the ``Pipeline`` (its rules by ``Rules.build``
+from the settings and the strategy); the pipeline and the engine ask it, never the
+settings, what to do:
 
 - ``follow(depth, on_topic, n_links)``: a page's outlinks are queued, queued in the
   last level, kept in reserve, or dropped (``Follow``);
@@ -41,10 +42,10 @@ rule kind      method (answers "" / None to pass)         built-in rules, in ord
 =============  =========================================  ===========================
 
 The page budget ("budget") stays the engine's: it is the allowance of links taken,
-not a decision about them. Site rules run only for strategies with
-``site_limits``. A cluster crawl's driver asks the same stop and end rules
-(``stop_rules``, ``end_rules``, ``first_reason``) of the shards' merged counters; each
-shard's pipeline has its own ``CrawlPolicy``.
+not a decision about them. A site the site rules closed is skipped (``SiteClosed``,
+``next_link``) only for strategies with ``site_limits``. A cluster crawl's driver asks
+the same stop and end rules (``stop_rules``, ``end_rules``, ``first_reason``) of the
+shards' merged counters; each shard's pipeline has its own ``CrawlPolicy``.
 """
 
 from __future__ import annotations
