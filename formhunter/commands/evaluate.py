@@ -1,11 +1,14 @@
-"""``formhunter evaluate [searchable|domain]``: site-grouped CV report against the floors.
+"""``formhunter evaluate [searchable|domain|page]``: site-grouped CV report against the floors.
 
 Re-runs GroupKFold-by-site cross-validation with a saved model's parameters
 (default: data/models/<kind>) on the current labelled data and prints
 precision, recall, F1 and the confusion matrix (per domain for the domain
 model; the domain model is measured on the real labelled forms, the curated
 ones joining the training folds). Exit 1 when the gated metric, or a domain's
-F1, is below the floor pinned in data/baselines.json. ``--pin`` records the
+F1, is below the floor pinned in data/baselines.json. ``page``: the page classifier
+(Pr(topic | page)) on the real pages, per domain one-vs-rest at 0.5, the hand-written
+pack pages joining the training folds; ``page --frozen`` trains on every real page
+outside the frozen split and scores the frozen split once (a report, no gate). ``--pin`` records the
 measured values and data hash there (a floor per domain: 0.75, or the measured
 F1 of a domain below that); lowering a floor needs ``--floor X --allow-lower-floor``.
 """
@@ -26,6 +29,14 @@ def _print_confusion(labels: list[str], cm: list[list[int]]) -> None:
 
 
 def _report(kind: str, report: dict[str, Any]) -> None:
+    if kind == "page":
+        print(f"macro F1={report['macro_f1']:.4f} over {report['n_pages']} real pages of "
+              f"{report['n_sites']} sites; off-topic pages called on topic by some domain: "
+              f"{report['offtopic_fp_rate']:.4f}")  # fmt: skip
+        for label, m in report["per_label"].items():
+            print(f"  {label:<12} P={m['precision']:.4f} R={m['recall']:.4f} "
+                  f"F1={m['f1']:.4f} n={m['n_pos']}")  # fmt: skip
+        return
     if kind == "searchable":
         print(f"search class: precision={report['precision']:.4f} "
               f"recall={report['recall']:.4f} F1={report['f1']:.4f} "
@@ -56,7 +67,9 @@ def run(args: argparse.Namespace) -> int:
     )
     from formhunter.trainers.evaluate import GATED_METRIC, evaluate_kind
 
-    kinds = [args.kind] if args.kind else ["searchable", "domain"]
+    if args.frozen:
+        return run_frozen(args)
+    kinds = [args.kind] if args.kind else ["searchable", "domain", "page"]
     if args.model and len(kinds) > 1:
         from formhunter.exceptions import UsageError
 
@@ -64,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     status = 0
     baselines = read_baselines()
     for kind in kinds:
-        model_dir = Path(args.model) if args.model else DEFAULT_MODELS / kind
+        model_dir = Path(args.model) if args.model else DEFAULT_MODELS / _default_dir(kind)
         manifest = read_manifest(model_dir)
         params = {k: v for k, v in manifest.get("params", {}).items() if k != "random_state"}
         report, data_hash = evaluate_kind(
@@ -80,8 +93,8 @@ def run(args: argparse.Namespace) -> int:
         base = baselines.get(kind, {})
         floor = base.get("floor")
         per_label = (
-            {k: v["f1"] for k, v in report["per_label"].items() if v["support"]}
-            if kind == "domain" else None
+            {k: v["f1"] for k, v in report["per_label"].items() if v.get("support", 1)}
+            if kind in ("domain", "page") else None
         )  # fmt: skip
         if args.pin:
             entry = pin_baseline(
@@ -102,6 +115,29 @@ def run(args: argparse.Namespace) -> int:
     return status
 
 
+def _default_dir(kind: str) -> str:
+    """The shipped model a kind's parameters are read from (the page classifiers of
+    every domain share theirs: airfare's)."""
+    return "page/airfare/svm" if kind == "page" else kind
+
+
+def run_frozen(args: argparse.Namespace) -> int:
+    """``evaluate page --frozen``: the frozen split of the real pages, scored once."""
+    from classifiers.page_classifier import PageTopicClassifier, evaluate_real
+    from classifiers.persist import DEFAULT_MODELS, read_manifest
+    from formhunter.exceptions import UsageError
+
+    if args.kind != "page":
+        raise UsageError("--frozen is for the page classifier: formhunter evaluate page --frozen")
+    model_dir = Path(args.model) if args.model else DEFAULT_MODELS / _default_dir("page")
+    params = {k: v for k, v in read_manifest(model_dir).get("params", {}).items()
+              if k != "random_state"}  # fmt: skip
+    report = evaluate_real(PageTopicClassifier(**params), args.domains_dir, frozen=True)
+    print(f"== page (params of {model_dir}), frozen split: trained on every other real page")
+    _report("page", report)
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "evaluate",
@@ -109,7 +145,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("kind", nargs="?", choices=["searchable", "domain"], help="model kind")
+    p.add_argument("kind", nargs="?", choices=["searchable", "domain", "page"],
+                   help="model kind")  # fmt: skip
     p.add_argument("--model", help="model directory (default: data/models/KIND)")
     p.add_argument("--domains-dir", help="folder of domain packs (default: domains/)")
     p.add_argument("--folds", type=int, default=5, help="cross-validation folds (default 5)")
@@ -117,4 +154,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--floor", type=float, help="with --pin: set the floor")
     p.add_argument("--allow-lower-floor", action="store_true",
                    help="with --pin --floor: allow lowering a pinned floor")  # fmt: skip
+    p.add_argument("--frozen", action="store_true",
+                   help="page: score the frozen split of the real pages once (no gate)")
     p.set_defaults(func=run)

@@ -11,10 +11,11 @@ from __future__ import annotations
 import logging
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from classifiers.fast_inference import Checked
+from classifiers.fast_inference import Checked, compile_proba
 from classifiers.page_classifier import (
     PageTopicClassifier,
     load_page_classifier,
@@ -22,6 +23,7 @@ from classifiers.page_classifier import (
     page_text,
     train_page_classifier,
 )
+from classifiers.text import stem_terms
 from formhunter.exceptions import NotConfigured, UsageError
 from formhunter.model import Page
 
@@ -79,3 +81,103 @@ def page_classifier_for(domain: str, model: str = "nb", models_dir: str | Path |
     md = str(models_dir) if models_dir is not None else None
     dr = str(domains_root) if domains_root is not None else None
     return _cached(domain, model, md, random_state, dr)
+
+
+class DomainPageScores:
+    """Pr(on topic) of many pages for several domains at once: each page's words are
+    stemmed once (``stem_terms``) and counted against every domain's vocabulary, not
+    once per domain. The first call checks the result against each classifier's own
+    ``page_scores`` bit for bit and keeps the shared path only if they agree (else it
+    logs a warning and scores domain by domain from then on).
+    """
+
+    def __init__(self, classifiers: dict[str, TextPageClassifier]) -> None:
+        self.classifiers = classifiers
+        self._parts: dict[str, tuple[Any, ...]] | None = {}
+        for domain, clf in classifiers.items():
+            part = _shared_part(clf)
+            if part is None:
+                self._parts = None
+                break
+            self._parts[domain] = part
+        self._checked = False
+
+    def __call__(self, pages: list[Page]) -> dict[str, list[float]]:
+        """domain -> Pr(on topic) per page."""
+        if not pages or self._parts is None:
+            return {d: c.page_scores(pages) for d, c in self.classifiers.items()}
+        terms = [stem_terms(page_text(p)) for p in pages]
+        out = {d: [float(x) for x in _score(part, terms)] for d, part in self._parts.items()}
+        if not self._checked:
+            slow = {d: c.page_scores(pages) for d, c in self.classifiers.items()}
+            if slow != out:
+                log.warning("shared page scoring differs from the classifiers'; "
+                            "scoring domain by domain")  # fmt: skip
+                self._parts = None
+                return slow
+            self._checked = True
+        return out
+
+
+def _shared_part(clf: TextPageClassifier) -> tuple[Any, ...] | None:
+    """(vocabulary, idf, sublinear, norm, final predict_proba, on-topic column) of a
+    words-only page classifier, or None when its pipeline has another shape."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    pipe = clf.estimator.pipeline_
+    vec = pipe.named_steps.get("tfidf")
+    if not isinstance(vec, TfidfVectorizer) or vec.analyzer is not stem_terms or vec.binary:
+        return None
+    final = pipe.steps[-1][1]
+    proba = compile_proba(final) or final.predict_proba
+    tf = vec._tfidf
+    return (vec.vocabulary_, getattr(tf, "idf_", None), tf.sublinear_tf, tf.norm, proba,
+            clf._on, np.dtype(vec.dtype))  # fmt: skip
+
+
+def _score(part: tuple[Any, ...], terms: list[list[str]]) -> np.ndarray:
+    """CountVectorizer + TfidfTransformer + the final step, as scikit-learn computes them."""
+    from scipy import sparse
+    from sklearn.utils.sparsefuncs_fast import (
+        inplace_csr_row_normalize_l1,
+        inplace_csr_row_normalize_l2,
+    )
+
+    vocab, idf, sublinear, norm, proba, on, dtype = part
+    indptr, indices, counts = [0], [], []
+    for doc in terms:
+        ids = [vocab[t] for t in doc if t in vocab]
+        cols, n = np.unique(np.asarray(ids, dtype=np.int64), return_counts=True)
+        indices.append(cols)
+        counts.append(n)
+        indptr.append(indptr[-1] + len(cols))
+    X = sparse.csr_matrix(
+        (np.concatenate(counts).astype(dtype) if counts else np.zeros(0, dtype),
+         np.concatenate(indices).astype(np.int32) if indices else np.zeros(0, np.int32),
+         np.asarray(indptr, dtype=np.int32)),
+        shape=(len(terms), len(vocab)), dtype=dtype,
+    )  # fmt: skip
+    if sublinear:
+        np.log(X.data, X.data)
+        X.data += 1.0
+    if idf is not None:
+        X.data *= idf[X.indices]
+    if norm == "l2":
+        inplace_csr_row_normalize_l2(X)
+    elif norm == "l1":
+        inplace_csr_row_normalize_l1(X)
+    return np.asarray(proba(X))[:, on]
+
+
+def page_scores_by_domain(
+    pages: list[Page], domains: list[str], model: str = "svm",
+    models_dir: str | Path | None = None,
+) -> dict[str, list[float]]:  # fmt: skip
+    """domain -> Pr(on topic) per page, for many pages and domains at once (the crawl's
+    page classifiers, ``page_classifier_for``; ``DomainPageScores``)."""
+    return _scorer(tuple(domains), model, str(models_dir) if models_dir else None)(pages)
+
+
+@lru_cache(maxsize=8)
+def _scorer(domains: tuple[str, ...], model: str, models_dir: str | None) -> DomainPageScores:
+    return DomainPageScores({d: page_classifier_for(d, model, models_dir) for d in domains})

@@ -10,7 +10,7 @@ from typing import Any
 from formhunter.exceptions import ModelError
 
 #: the metric each kind is gated on
-GATED_METRIC = {"searchable": "f1", "domain": "macro_f1"}
+GATED_METRIC = {"searchable": "f1", "domain": "macro_f1", "page": "macro_f1"}
 
 
 def evaluate_kind(
@@ -24,6 +24,8 @@ def evaluate_kind(
 
     ``params`` are the estimator's parameters (e.g. a manifest's), default ones
     otherwise. The report holds the gated metric under ``GATED_METRIC[kind]``.
+    ``page``: the page classifier on the real pages outside the frozen split, per
+    domain one-vs-rest (``classifiers.page_classifier.evaluate_real``).
     """
     from classifiers.datasets import data_hash
 
@@ -59,4 +61,16 @@ def evaluate_kind(
         report = cross_validate_domain(real, DomainFormClassifier(**params), n_splits,
                                        extra=curated, weight=REAL_WEIGHT)  # fmt: skip
         return report, data_hash(files)
-    raise ModelError(f"unknown model kind {kind!r} (known: searchable, domain)")
+    if kind == "page":
+        from classifiers.page_classifier import (
+            CRAWL_PARAMS,
+            PageTopicClassifier,
+            corpus_files,
+            evaluate_real,
+        )
+
+        est = PageTopicClassifier(**(params or CRAWL_PARAMS))
+        report = evaluate_real(est, domains_dir, n_splits=n_splits)
+        report["n_splits"] = report["folds"]
+        return report, data_hash(corpus_files(domains_dir))
+    raise ModelError(f"unknown model kind {kind!r} (known: searchable, domain, page)")
