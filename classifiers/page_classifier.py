@@ -235,18 +235,22 @@ def train_page_classifier(
     n_splits: int = 5,
     random_state: int = 0,
     other_domains: bool = True,
+    real: bool = True,
 ) -> tuple[PageTopicClassifier, dict[str, Any]]:
-    """Train on the domain's pack pages and the real pages outside the frozen split;
-    returns (fitted classifier, metrics). ``metrics`` (with ``evaluate``) is the
+    """Train on the domain's pack pages and (``real``) the real pages outside the frozen
+    split; returns (fitted classifier, metrics). ``metrics`` (with ``evaluate``) is the
     site-grouped CV on the real pages of the domain against all other real pages
     (``cross_validate_real``; pack pages join every training fold), or the packs'
     CV when there are no real pages of the domain."""
     corpus = page_corpus(domain, root, other_domains=other_domains)
-    real = real_pages(root)
-    dev = real[~real["frozen"]].reset_index(drop=True)
+    pages = real_pages(root)
+    dev = pages[~pages["frozen"]].reset_index(drop=True)
+    if not real:
+        dev = dev.iloc[:0]
     if not other_domains:
         dev = dev[dev["label"].isin([domain, OFF])].reset_index(drop=True)
-    est = PageTopicClassifier(**{**CRAWL_PARAMS, "model": model, "random_state": random_state})
+    params = CRAWL_PARAMS if real else {}
+    est = PageTopicClassifier(**{**params, "model": model, "random_state": random_state})
     metrics: dict[str, Any] = {}
     if evaluate:
         if (dev["label"] == domain).any():
@@ -267,12 +271,14 @@ def train_page_classifier(
     return est, metrics
 
 
-def model_dir(domain: str, model: str = "nb", models_dir: Path | str | None = None) -> Path:
-    """Where the page classifier of a domain is loaded from: <models>/page/<domain>/<model>/
-    (``models_dir`` None: the user model directory if it has one, else data/models)."""
+def model_dir(domain: str, model: str = "nb", models_dir: Path | str | None = None,
+              real: bool = False) -> Path:  # fmt: skip
+    """Where the page classifier of a domain is loaded from: <models>/page/<domain>/<model>/,
+    ``<model>-real`` for one trained on the real pages too (``models_dir`` None: the user
+    model directory if it has one, else data/models)."""
     from classifiers.persist import model_path
 
-    return model_path(Path(KIND) / domain / model, models_dir)
+    return model_path(Path(KIND) / domain / (f"{model}-real" if real else model), models_dir)
 
 
 def save_page_classifier(

@@ -118,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
 def _default_dir(kind: str) -> str:
     """The shipped model a kind's parameters are read from (the page classifiers of
     every domain share theirs: airfare's)."""
-    return "page/airfare/svm" if kind == "page" else kind
+    return "page/airfare/svm-real" if kind == "page" else kind
 
 
 def run_frozen(args: argparse.Namespace) -> int:

@@ -131,10 +131,12 @@ def run_page(args: argparse.Namespace) -> int:
 
     if args.model not in MODELS:
         raise UsageError(f"--model must be one of {', '.join(MODELS)}")
+    real = not args.packs_only
+    name = args.model if args.packs_only else f"{args.model}-real"
     if args.domain != "all":
         est, metrics = train_page_classifier(args.domain, args.model, args.domains_dir,
-                                             n_splits=args.folds)  # fmt: skip
-        out = Path(args.out) if args.out else models_root(args) / "page" / args.domain / args.model
+                                             n_splits=args.folds, real=real)  # fmt: skip
+        out = Path(args.out) if args.out else models_root(args) / "page" / args.domain / name
         save_page_classifier(est, out, domain=args.domain, metrics=metrics, root=args.domains_dir)
         _print_metrics(metrics, out)
         return 0
@@ -149,6 +151,9 @@ def run_page(args: argparse.Namespace) -> int:
     cv = evaluate_real(PageTopicClassifier(**{**CRAWL_PARAMS, "model": args.model}),
                        args.domains_dir, n_splits=args.folds)  # fmt: skip
     root = Path(args.out) if args.out else models_root(args) / "page"
+    if not real:
+        raise UsageError("--domain all trains the classifiers of the real pages; "
+                         "drop --packs-only")  # fmt: skip
     for domain in page_domains(args.domains_dir):
         est, metrics = train_page_classifier(domain, args.model, args.domains_dir,
                                              evaluate=False)  # fmt: skip
@@ -156,7 +161,7 @@ def run_page(args: argparse.Namespace) -> int:
             metrics.update(real_cv=cv["per_label"][domain], folds=cv["folds"],
                            grouped_by="site", n_sites=cv["n_sites"],
                            offtopic_fp_rate=cv["offtopic_fp_rate"])  # fmt: skip
-        out = root / domain / args.model
+        out = root / domain / name
         save_page_classifier(est, out, domain=domain, metrics=metrics, root=args.domains_dir)
         real = metrics.get("real_cv", "no real pages outside the frozen split")
         print(f"{domain}: {json.dumps(real)} -> {out}")
@@ -293,9 +298,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                     help="domain pack to train on, or 'all' (one model per domain, one CV)")
     pg.add_argument("--model", default="svm",
                     help="svm (calibrated linear SVM, the crawl default) or nb")  # fmt: skip
-    pg.add_argument("--out", help="model directory (default: <models>/page/<domain>/<model>; "
-                    "with --domain all: the folder holding <domain>/<model>)")
+    pg.add_argument("--out", help="model directory (default: <models>/page/<domain>/<model>-real; "
+                    "with --domain all: the folder holding <domain>/<model>-real)")
     pg.add_argument("--domains-dir", help="folder of domain packs (default: domains/)")
+    pg.add_argument("--packs-only", action="store_true",
+                    help="train on the packs' pages only (the 'svm'/'nb' page classifiers; "
+                    "default: the real pages too, written to <model>-real, the 'real' one)")
     pg.add_argument("--folds", type=int, default=5, help="cross-validation folds (default 5)")
     _models_flag(pg)
     pg.set_defaults(func=run_page)

@@ -2,7 +2,9 @@
 
 ``page_classifier_for(domain, model)`` loads ``<models>/page/<domain>/<model>/``
 when it exists (a ``classifiers.persist`` model directory) and otherwise trains
-from the domain pack (a second or two; cached per process). NotConfigured when
+from the domain pack (a second or two; cached per process); with ``real=True``
+``<model>-real/``, the classifier trained on the real pages too
+(domains/REALPAGES.md), else trained from the pack and the real pages. NotConfigured when
 the domain has no pack pages, so that the "auto" choice falls back to keywords.
 """
 
@@ -59,14 +61,14 @@ class TextPageClassifier:
 
 @lru_cache(maxsize=32)
 def _cached(domain: str, model: str, models_dir: str | None, random_state: int,
-            domains_root: str | None) -> TextPageClassifier:  # fmt: skip
-    d = model_dir(domain, model, models_dir)
+            domains_root: str | None, real: bool) -> TextPageClassifier:  # fmt: skip
+    d = model_dir(domain, model, models_dir, real)
     if (d / "manifest.json").is_file():
         est, _ = load_page_classifier(d)
         return TextPageClassifier(est, str(d))
     try:
         est, metrics = train_page_classifier(domain, model, domains_root, evaluate=False,
-                                             random_state=random_state)  # fmt: skip
+                                             random_state=random_state, real=real)  # fmt: skip
     except UsageError as exc:
         raise NotConfigured(f"no page classifier for {domain!r}: {exc}") from None
     log.info("page classifier %s/%s trained from the pack (%s terms)", domain, model,
@@ -75,12 +77,13 @@ def _cached(domain: str, model: str, models_dir: str | None, random_state: int,
 
 
 def page_classifier_for(domain: str, model: str = "nb", models_dir: str | Path | None = None,
-                        random_state: int = 0,
-                        domains_root: str | Path | None = None) -> TextPageClassifier:  # fmt: skip
-    """The page classifier of ``domain`` (module doc)."""
+                        random_state: int = 0, domains_root: str | Path | None = None,
+                        real: bool = False) -> TextPageClassifier:  # fmt: skip
+    """The page classifier of ``domain`` (module doc); ``real``: the one trained on the
+    real pages too (``<models>/page/<domain>/<model>-real``)."""
     md = str(models_dir) if models_dir is not None else None
     dr = str(domains_root) if domains_root is not None else None
-    return _cached(domain, model, md, random_state, dr)
+    return _cached(domain, model, md, random_state, dr, real)
 
 
 class DomainPageScores:
@@ -171,13 +174,17 @@ def _score(part: tuple[Any, ...], terms: list[list[str]]) -> np.ndarray:
 
 def page_scores_by_domain(
     pages: list[Page], domains: list[str], model: str = "svm",
-    models_dir: str | Path | None = None,
+    models_dir: str | Path | None = None, real: bool = True,
 ) -> dict[str, list[float]]:  # fmt: skip
-    """domain -> Pr(on topic) per page, for many pages and domains at once (the crawl's
-    page classifiers, ``page_classifier_for``; ``DomainPageScores``)."""
-    return _scorer(tuple(domains), model, str(models_dir) if models_dir else None)(pages)
+    """domain -> Pr(on topic) per page, for many pages and domains at once
+    (``page_classifier_for``, by default the models trained on the real pages;
+    ``DomainPageScores``)."""
+    md = str(models_dir) if models_dir else None
+    return _scorer(tuple(domains), model, md, real)(pages)
 
 
 @lru_cache(maxsize=8)
-def _scorer(domains: tuple[str, ...], model: str, models_dir: str | None) -> DomainPageScores:
-    return DomainPageScores({d: page_classifier_for(d, model, models_dir) for d in domains})
+def _scorer(domains: tuple[str, ...], model: str, models_dir: str | None,
+            real: bool) -> DomainPageScores:  # fmt: skip
+    return DomainPageScores({d: page_classifier_for(d, model, models_dir, real=real)
+                             for d in domains})  # fmt: skip
