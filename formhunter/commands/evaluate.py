@@ -123,7 +123,7 @@ def _default_dir(kind: str) -> str:
 
 def run_frozen(args: argparse.Namespace) -> int:
     """``evaluate page --frozen``: the frozen split of the real pages, scored once."""
-    from classifiers.page_classifier import PageTopicClassifier, evaluate_real
+    from classifiers.page_classifier import CRAWL_PARAMS, PageTopicClassifier, evaluate_real
     from classifiers.persist import DEFAULT_MODELS, read_manifest
     from formhunter.exceptions import UsageError
 
@@ -132,7 +132,8 @@ def run_frozen(args: argparse.Namespace) -> int:
     model_dir = Path(args.model) if args.model else DEFAULT_MODELS / _default_dir("page")
     params = {k: v for k, v in read_manifest(model_dir).get("params", {}).items()
               if k != "random_state"}  # fmt: skip
-    report = evaluate_real(PageTopicClassifier(**params), args.domains_dir, frozen=True)
+    report = evaluate_real(PageTopicClassifier(**{**CRAWL_PARAMS, **params}), args.domains_dir,
+                           frozen=True)  # fmt: skip
     print(f"== page (params of {model_dir}), frozen split: trained on every other real page")
     _report("page", report)
     return 0

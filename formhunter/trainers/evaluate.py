@@ -69,7 +69,7 @@ def evaluate_kind(
             evaluate_real,
         )
 
-        est = PageTopicClassifier(**(params or CRAWL_PARAMS))
+        est = PageTopicClassifier(**{**CRAWL_PARAMS, **params})
         report = evaluate_real(est, domains_dir, n_splits=n_splits)
         report["n_splits"] = report["folds"]
         return report, data_hash(corpus_files(domains_dir))
