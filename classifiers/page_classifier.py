@@ -7,9 +7,10 @@ the REAL pages (``domains/<name>/pages_real.jsonl``, domains/REALPAGES.md; the
 ``real`` page classifier) and/or only the domain pack's hand-written topical pages
 (``domains/<name>/pages.jsonl``; ``train_page_classifier(real=False)``, the crawl's
 ``default`` for now) against the off-topic pages (``domains/_offtopic``, real and
-hand-written) and the other domains' pages. The real pages of the frozen split (``data/splits/pages_frozen.json``)
-are never trained on. Quality is measured on the real pages only: site-grouped
-cross-validation (``cross_validate_real``), and once on the frozen split.
+hand-written) and the other domains' pages. The real pages of the frozen split
+(``data/splits/pages_frozen.json``) are never trained on. Quality is measured on the
+real pages only: site-grouped cross-validation (``cross_validate_real``), and once on
+the frozen split.
 """
 
 from __future__ import annotations

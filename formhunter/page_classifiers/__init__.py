@@ -42,7 +42,7 @@ def _default(domain: str, random_state: int, models_dir: Any = None,
 
 
 @register("page_classifier", "real")
-def _real(domain: str = "airfare", models_dir: Any = None, random_state: int = 0,
+def _real(domain: str, random_state: int, models_dir: Any = None,
           **_: Any) -> TextPageClassifier:  # fmt: skip
     return page_classifier_for(domain, "svm", models_dir, random_state, real=True)
 
