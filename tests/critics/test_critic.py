@@ -281,8 +281,9 @@ def test_cli_judge_train_domains(
     assert main([*args, "--models", str(models)]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [r["form_index"] for r in rows] == [0, 1, 2]
-    assert set(rows[0]) == {"file", "form_index", "action", "method", "searchable",
+    assert set(rows[0]) == {"file", "url", "form_index", "action", "method", "searchable",
                             "searchable_score", "domain", "domain_score", "relevant"}  # fmt: skip
+    assert {r["url"] for r in rows} == {"http://ex.com/"}  # the page's URL (WARC pages: each own)
     assert rows[2]["relevant"] and rows[2]["action"] == "http://ex.com/books"
     # issue 12: a page that cannot be read gets an error line, and the exit code says so
     assert main(["judge", str(tmp_path / "missing.html"), "--models", str(models)]) == 1
