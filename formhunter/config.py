@@ -485,8 +485,9 @@ class ProbeSettings:
     ``forms``: which stored forms ``formhunter probe`` takes, "relevant" or "searchable"
     (never a form judged not searchable, whatever this says).
     ``page_classifier``: the page classifier (registry name) that reads the result
-    items, one per known domain; the result pages' domain is the best domain
-    scoring at least ``min_domain_score``, else "other".
+    items, one per known domain; the result pages' domain is the best domain of all
+    result texts together, scoring at least ``min_domain_score`` and best for three
+    answers in four one by one, else "other" (``probing.prober``).
     ``concurrency``: forms probed at the same time (submissions to one host still
     wait for its politeness slot).
     """
