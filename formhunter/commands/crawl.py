@@ -282,6 +282,9 @@ def cluster_crawl(args: argparse.Namespace, settings: Settings, seeds: list[str]
     if ui is not None:
         raise UsageError("--ui is not available with --workers/--ray-address (the catalogue "
                          "is written by the cluster's writer); use formhunter serve afterwards")
+    if settings.warc.dir:
+        raise UsageError("--warc ([warc] dir) is not available with --workers/--ray-address "
+                         "yet: each shard would need files of its own; crawl in one process")
     from formhunter.cluster import run_cluster_crawl
 
     with CrawlProgress(settings.crawl.max_pages,

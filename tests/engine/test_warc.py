@@ -140,3 +140,16 @@ def test_judge_reads_pages_from_a_warc(tmp_path: Path) -> None:
                          capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
     assert bad.returncode == 2 and "not a readable WARC file" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+def test_a_cluster_crawl_refuses_warc_before_starting(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from formhunter.cli import main
+
+    seeds = tmp_path / "seeds.txt"
+    seeds.write_text("http://www.example.test/\n")
+    code = main(["crawl", "--domain", "book", "--seeds", str(seeds), "--db",
+                 str(tmp_path / "c.duckdb"), "--workers", "2", "--warc", str(tmp_path / "w")])
+    assert code == 2 and "--warc" in capsys.readouterr().err
+    assert not (tmp_path / "c.duckdb").exists() and not (tmp_path / "w").exists()
