@@ -28,7 +28,8 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from formhunter import killpoints
+from formhunter import directory, killpoints
+from formhunter.directory import NOT_SEARCHABLE, OTHER_DOMAIN
 from formhunter.exceptions import CatalogueError, SchemaVersionError, UsageError
 from formhunter.model import Form, Page, Verdict
 from formhunter.urls import strip_userinfo
@@ -104,6 +105,23 @@ _V7 = [
         results_estimate BIGINT, submissions INTEGER, note VARCHAR)""",
 ]
 
+_V8 = [
+    # what the critic read besides the form, so that ``rejudge`` can judge it again
+    "ALTER TABLE forms ADD COLUMN IF NOT EXISTS page_score DOUBLE",
+    "ALTER TABLE forms ADD COLUMN IF NOT EXISTS site_name VARCHAR",
+    "ALTER TABLE forms ADD COLUMN IF NOT EXISTS nav VARCHAR",
+    """UPDATE forms SET page_score = p.page_score FROM pages p
+       WHERE p.run_id = forms.run_id AND p.url = forms.page_url""",
+    "ALTER TABLE runs ADD COLUMN IF NOT EXISTS models VARCHAR",
+    """CREATE TABLE IF NOT EXISTS rejudgings(
+        rejudge_id INTEGER, started_at TIMESTAMP, finished_at TIMESTAMP, critic VARCHAR,
+        models VARCHAR, summary VARCHAR)""",
+    """CREATE TABLE IF NOT EXISTS form_verdicts(
+        rejudge_id INTEGER, form_id BIGINT, searchable BOOLEAN, searchable_score DOUBLE,
+        domain VARCHAR, domain_score DOUBLE, relevant BOOLEAN, prev_searchable BOOLEAN,
+        prev_domain VARCHAR, prev_domain_score DOUBLE, prev_relevant BOOLEAN)""",
+]
+
 #: (version, note, statements). Append only; a new version migrates older files.
 MIGRATIONS: list[tuple[int, str, list[str]]] = [
     (1, "runs, pages, forms, form_fields, form_paths, frontier", _V1),
@@ -116,6 +134,9 @@ MIGRATIONS: list[tuple[int, str, list[str]]] = [
         "resume)", _V6),
     (7, "probes: each submission of a probed form; form_probes: the verdict per probing "
         "(answers/static/unknown, inputs, domain, result count), by (site, signature)", _V7),
+    (8, "the directory: forms.page_score/site_name/nav (what rejudge needs), runs.models "
+        "(the models a run used), rejudgings + form_verdicts (verdicts of re-judgings); "
+        "views form_directory and form_log (formhunter.directory)", _V8),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
@@ -136,7 +157,8 @@ FORM_SCHEMA = pa.schema(
      ("domain_score", pa.float64()), ("relevant", pa.bool_()), ("n_fields", pa.int32()),
      ("text", pa.string()), ("html", pa.string()), ("found_after_pages", pa.int64()),
      ("rendered", pa.bool_()), ("form_index", pa.int32()), ("context", pa.string()),
-     ("page_title", pa.string()), ("found_at", pa.timestamp("us"))]
+     ("page_title", pa.string()), ("found_at", pa.timestamp("us")),
+     ("page_score", pa.float64()), ("site_name", pa.string()), ("nav", pa.string())]
 )  # fmt: skip
 FIELD_SCHEMA = pa.schema(
     [("form_id", pa.int64()), ("position", pa.int32()), ("name", pa.string()),
@@ -146,96 +168,6 @@ FIELD_SCHEMA = pa.schema(
 PATH_SCHEMA = pa.schema(
     [("form_id", pa.int64()), ("hop", pa.int32()), ("url", pa.string()), ("anchor", pa.string())]
 )
-
-#: Columns of ``formhunter forms`` exports, in order.
-EXPORT_COLUMNS = (
-    "form_id", "run_id", "seq", "page_url", "site", "action_url", "method", "signature",
-    "searchable", "searchable_score", "domain", "domain_score", "relevant", "n_fields",
-    "found_after_pages", "rendered", "text",
-)  # fmt: skip
-
-
-#: The latest probing of each directory entry (site, signature), whatever run found it.
-LATEST_PROBES_SQL = """
-SELECT site, signature, verdict, domain, domain_score, inputs, results_estimate, submissions,
-       probed_at FROM (
-    SELECT *, row_number() OVER (PARTITION BY site, signature ORDER BY probed_at DESC) AS rn
-    FROM form_probes) WHERE rn = 1
-"""
-#: Forms with their probe: a probed domain (the form answers queries and its results
-#: have a domain) overrides the critic's guess; ``domain_source`` says which it is and
-#: ``critic_domain`` keeps the guess.
-PROBED_FORMS_SQL = f"""
-SELECT f.* REPLACE (CASE WHEN p.verdict = 'answers' AND coalesce(p.domain, '') <> ''
-                         THEN p.domain ELSE f.domain END AS domain),
-       f.domain AS critic_domain,
-       CASE WHEN p.verdict = 'answers' AND coalesce(p.domain, '') <> ''
-            THEN 'probe' ELSE 'critic' END AS domain_source,
-       CASE WHEN p.verdict IS NULL THEN NULL
-            ELSE {{'verdict': p.verdict, 'domain': p.domain, 'inputs': p.inputs,
-                  'results_estimate': p.results_estimate, 'submissions': p.submissions}}
-       END AS probe
-FROM forms f LEFT JOIN ({LATEST_PROBES_SQL}) p USING (site, signature)
-"""
-#: The same columns for a file without the probe tables (read-only, older schema).
-UNPROBED_FORMS_SQL = """
-SELECT f.*, f.domain AS critic_domain, 'critic' AS domain_source,
-       CAST(NULL AS STRUCT(verdict VARCHAR, domain VARCHAR, inputs VARCHAR[],
-                           results_estimate BIGINT, submissions INTEGER)) AS probe
-FROM forms f
-"""
-
-NESTED_FORMS_SQL = """
-SELECT s.*, coalesce(fl.fields, []) AS fields, coalesce(fp.path, []) AS path FROM ({forms}) s
-LEFT JOIN (SELECT form_id, list({{'name': name, 'type': type, 'label': label,
-                                  'options': options}} ORDER BY position) AS fields
-           FROM form_fields GROUP BY form_id) fl USING (form_id)
-LEFT JOIN (SELECT form_id, list({{'url': url, 'anchor': anchor}} ORDER BY hop) AS path
-           FROM form_paths GROUP BY form_id) fp USING (form_id)
-"""
-
-
-def flatten_fields(fields: Sequence[dict[str, Any]] | None) -> str:
-    """One text for a form's fields: ``name:type "label" [opt1|opt2]``, joined by "; "."""
-    parts = []
-    for f in fields or []:
-        text = f"{f.get('name') or ''}:{f.get('type') or ''}"
-        if f.get("label"):
-            text += f' "{f["label"]}"'
-        if f.get("options"):
-            text += " [" + "|".join(str(o) for o in f["options"]) + "]"
-        parts.append(text)
-    return "; ".join(parts)
-
-
-def flatten_path(path: Sequence[dict[str, Any]] | None) -> str:
-    """The URLs of a path from the seed, joined by " > "."""
-    return " > ".join(str(h.get("url") or "") for h in path or [])
-
-
-def flatten_probe(probe: dict[str, Any] | None) -> str:
-    """A form's probe as one text: ``answers auto (q) ~137 results, 6 submissions``."""
-    if not probe:
-        return ""
-    text = f"{probe.get('verdict')} {probe.get('domain') or '-'}"
-    if probe.get("inputs"):
-        text += f" ({', '.join(probe['inputs'])})"
-    if probe.get("results_estimate") is not None:
-        text += f" ~{probe['results_estimate']} results"
-    return f"{text}, {probe.get('submissions')} submissions"
-
-
-def flatten_nested(data: pa.Table) -> pa.Table:
-    """``data`` with its nested ``fields``/``path``/``probe`` columns as text (for CSV)."""
-    flatteners: tuple[tuple[str, Callable[[Any], str]], ...] = (
-        ("fields", flatten_fields), ("path", flatten_path), ("probe", flatten_probe))
-    for name, flat in flatteners:
-        if name in data.schema.names:
-            i = data.schema.get_field_index(name)
-            col = pa.array([flat(v) for v in data.column(name).to_pylist()], pa.string())
-            data = data.set_column(i, name, col)
-    return data
-
 
 #: DuckDB's file header (magic and two database headers), before the first block.
 _HEADER_BYTES = 3 * 4096
@@ -305,6 +237,7 @@ def _check_intact(con: duckdb.DuckDBPyConnection, path: Path) -> None:
                 )
         tables = con.execute(
             "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'"
+            " AND table_type = 'BASE TABLE'"  # a view holds no blocks of its own
         ).fetchall()
         for (table,) in sorted(tables):
             # every column of every row: DuckDB checks each block's checksum as it reads it
@@ -481,6 +414,8 @@ class Catalogue:
         if version < SCHEMA_VERSION and not self.read_only:
             migrate(self.con, SCHEMA_VERSION)
             version = SCHEMA_VERSION
+        if not self.read_only:
+            directory.refresh_views(self.con)
         return version
 
     # -- runs -------------------------------------------------------------------
@@ -635,9 +570,11 @@ class Catalogue:
     def add_form(
         self, run_id: int, seq: int, page: Page, form: Form, verdict: Verdict, *,
         found_after_pages: int, path: Sequence[tuple[str, str]], signature: str = "",
+        page_score: float | None = None,
     ) -> int | None:  # fmt: skip
         """Buffer a form with its fields and path; None if the site already has it.
-        ``signature``: ``form.signature`` when the caller computed it already."""
+        ``signature``: ``form.signature`` when the caller computed it already;
+        ``page_score``: the page classifier's Pr(on topic) of its page."""
         sig = signature or form.signature
         keys = self._keys(run_id)
         if (page.site, sig) in keys:
@@ -651,6 +588,7 @@ class Catalogue:
             verdict.searchable, verdict.searchable_score, verdict.domain, verdict.domain_score,
             verdict.relevant, len(form.fields), form.text, form.html, found_after_pages,
             form.rendered, form.index, form.context, page.title[:500], now(),
+            page_score, page.site_name[:500], page.nav[:2000],
         )  # fmt: skip
         for i, f in enumerate(form.fields):
             self.fields.append(fid, i, f.name, f.type, f.label, list(f.options), f.value,
@@ -758,71 +696,13 @@ class Catalogue:
 
     # -- reading ----------------------------------------------------------------
 
-    def forms_query(self, *, domain: str | None = None, relevant: bool = False,
-                    run_id: int | None = None, site: str | None = None,
-                    min_score: float | None = None,
-                    nested: bool = False) -> tuple[str, list[Any]]:  # fmt: skip
-        """SQL (and parameters) selecting the exported form columns.
-
-        ``domain`` is the probed domain where a probe found one (``domain_source``
-        "probe"), else the critic's ("critic"; ``critic_domain`` is always the critic's).
-        ``nested`` adds ``probe`` (the latest probing of the form's (site, signature):
-        {verdict, domain, inputs, results_estimate, submissions}, or null), ``fields`` (a
-        list of {name, type, label, options}, in form order) and ``path`` (a list of
-        {url, anchor} from the seed to the form's page).
-        ``min_score``: searchable forms whose domain score is at least this.
-        """
-        where: list[str] = []
-        params: list[Any] = []
-        if domain:
-            where.append("domain = ?")
-            params.append(domain)
-        if relevant:
-            where.append("relevant")
-        if run_id is not None:
-            where.append("run_id = ?")
-            params.append(run_id)
-        if site:
-            where.append("site = ?")
-            params.append(site)
-        if min_score is not None:
-            where.append("searchable AND domain_score >= ?")
-            params.append(float(min_score))
-        source = PROBED_FORMS_SQL if "form_probes" in self._tables() else UNPROBED_FORMS_SQL
-        cols = [*EXPORT_COLUMNS, "critic_domain", "domain_source"]
-        if nested:
-            cols.append("probe")
-        sql = f"SELECT {', '.join(cols)} FROM ({source}) f"
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        if nested:
-            sql = NESTED_FORMS_SQL.format(forms=sql)
-        return sql + " ORDER BY run_id, form_id", params
-
     def forms_table(self, **filters: Any) -> pa.Table:
-        sql, params = self.forms_query(**filters)
-        return self.con.sql(sql, params=params).to_arrow_table()
+        """The directory (``all_rows``: the log) with filters: ``directory.select_forms``."""
+        return directory.forms_table(self.con, **filters)
 
     def export_forms(self, fmt: str, out: str | Path, **filters: Any) -> int:
-        """Write the selected forms to ``out`` as csv, json (an array) or parquet.
-
-        json and parquet carry ``fields`` and ``path`` as nested columns; csv gets
-        them flattened to one text column each (``flatten_fields``, ``flatten_path``).
-        """
-        options = {"csv": "FORMAT CSV, HEADER", "json": "FORMAT JSON, ARRAY true",
-                   "parquet": "FORMAT PARQUET"}  # fmt: skip
-        if fmt not in options:
-            raise UsageError(f"unknown export format {fmt!r} (csv, json, parquet)")
-        data = self.forms_table(nested=True, **filters)
-        if fmt == "csv":
-            data = flatten_nested(data)
-        self.con.register("_export", data)
-        try:
-            target = str(out).replace("'", "''")
-            self.con.execute(f"COPY _export TO '{target}' ({options[fmt]})")
-        finally:
-            self.con.unregister("_export")
-        return data.num_rows
+        """``directory.export_forms``: csv, json or parquet, the directory by default."""
+        return directory.export_forms(self.con, fmt, out, **filters)
 
     def stats(self, run_id: int) -> dict[str, Any]:
         """Pages, distinct (searchable, relevant) forms and harvest rates of a run."""
@@ -938,18 +818,6 @@ def migrate(con: duckdb.DuckDBPyConnection, upto: int) -> None:
 
 # -- labels (users' corrections of verdicts) -----------------------------------
 
-#: what ``true_domain`` holds for a searchable form of no known domain (the packs' "other")
-OTHER_DOMAIN = "other"
-#: what ``true_domain`` holds for a form that is not searchable at all
-NOT_SEARCHABLE = "not-searchable"
-
-LATEST_LABELS_SQL = """
-SELECT form_id, labelled_at, verdict_ok, true_domain, note FROM (
-    SELECT *, row_number() OVER (PARTITION BY form_id ORDER BY labelled_at DESC) AS rn
-    FROM form_labels) WHERE rn = 1
-"""
-
-
 def has_labels_table(con: duckdb.DuckDBPyConnection) -> bool:
     """Whether the file has ``form_labels`` (schema 4; a read-only older file has not)."""
     rows = con.execute(
@@ -995,12 +863,17 @@ def add_label(con: duckdb.DuckDBPyConnection, form_id: int, *, verdict_ok: bool,
 
 
 def read_labels(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
-    """The latest label of each labelled form joined with the form's verdict, newest first."""
+    """The latest label of each labelled form (identity: site, signature), with the
+    directory's row of that form, newest first."""
     if not has_labels_table(con):
         return []
-    sql = (f"SELECT l.*, f.run_id, f.site, f.page_url, f.action_url, f.searchable,"
-           f" f.domain, f.domain_score, f.relevant FROM ({LATEST_LABELS_SQL}) l"
-           " JOIN forms f USING (form_id) ORDER BY l.labelled_at DESC, l.form_id")  # fmt: skip
+    sql = (f"SELECT d.label_form_id AS form_id, d.site, d.signature, d.labelled_at,"
+           f" d.verdict_ok, d.true_domain, d.note, f.form_id AS latest_form_id, f.copies,"
+           f" f.runs, f.page_url, f.action_url, f.verdict_searchable AS searchable,"
+           f" f.verdict_domain AS domain, f.domain_score, f.verdict_relevant AS relevant,"
+           f" f.judged_by FROM ({directory.labels_sql(directory.Schema(con))}) d"
+           f" JOIN ({directory.directory_sql(directory.Schema(con))}) f"
+           " USING (site, signature) ORDER BY d.labelled_at DESC, f.form_id")  # fmt: skip
     cur = con.execute(sql)
     names = [d[0] for d in cur.description]
     return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]

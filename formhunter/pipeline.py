@@ -439,7 +439,8 @@ class Pipeline:
             for form, sig, verdict in zip(it.new_forms, it.signatures, it.verdicts,
                                           strict=True):  # fmt: skip
                 if cat.add_form(self.run_id, seq, page, form, verdict, found_after_pages=seq,
-                                path=hops, signature=sig) is None:  # fmt: skip
+                                path=hops, signature=sig,
+                                page_score=out.score) is None:  # fmt: skip
                     continue
                 out.forms.append((form, verdict))
                 st.forms += 1

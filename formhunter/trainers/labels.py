@@ -16,14 +16,15 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from formhunter.catalogue import LATEST_LABELS_SQL, NOT_SEARCHABLE, has_labels_table
+from formhunter.catalogue import NOT_SEARCHABLE, has_labels_table
+from formhunter.directory import Schema, directory_sql, labels_sql
 from formhunter.reads import open_catalogue
 
 #: the pseudo pack name of labelled catalogue forms in a training frame
 LABELS_PACK = "_labels"
 _FORM_SQL = ("SELECT f.form_id, f.site, f.page_url AS url, coalesce(f.page_title, '') AS title,"
-             " f.html, coalesce(f.context, '') AS context, f.domain, f.domain_score,"
-             " f.searchable FROM forms f")  # fmt: skip
+             " f.html, coalesce(f.context, '') AS context, d.domain, d.domain_score,"
+             " d.searchable{extra} FROM forms f JOIN ({rows}) d ON {on}")  # fmt: skip
 
 
 def _frame(rows: list[tuple[Any, ...]], names: list[str]) -> pd.DataFrame:
@@ -39,14 +40,16 @@ def _frame(rows: list[tuple[Any, ...]], names: list[str]) -> pd.DataFrame:
 
 
 def labelled_forms(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """Labelled forms (latest label each) as training rows: site, url, title, label, form,
-    form_id, verdict_ok, domain (the stored verdict's), searchable, pack."""
+    """Labelled forms as training rows, one per identity (site, signature: the latest
+    label given to any copy, with the labelled copy's HTML): site, url, title, label,
+    form, form_id, verdict_ok, domain (the stored verdict's), searchable, pack."""
     if not has_labels_table(con):
         return pd.DataFrame(columns=["site", "url", "title", "label", "form", "pack"])
-    sql = (f"{_FORM_SQL} JOIN ({LATEST_LABELS_SQL}) l USING (form_id)"
-           " WHERE l.true_domain <> ? ORDER BY f.form_id")  # fmt: skip
-    sql = sql.replace("f.searchable FROM", "f.searchable, l.true_domain AS label,"
-                      " l.verdict_ok FROM")  # fmt: skip
+    sql = _FORM_SQL.format(
+        extra=", d.true_domain AS label, d.verdict_ok", on="f.form_id = d.label_form_id",
+        rows=f"SELECT l.*, f.domain, f.domain_score, f.searchable FROM ({labels_sql(Schema(con))})"
+        " l JOIN forms f ON f.form_id = l.label_form_id",
+    ) + " WHERE d.true_domain <> ? ORDER BY f.form_id"  # fmt: skip
     cur = con.execute(sql, [NOT_SEARCHABLE])
     df = _frame(cur.fetchall(), [d[0] for d in cur.description])
     df["pack"] = LABELS_PACK
@@ -55,10 +58,13 @@ def labelled_forms(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
 
 
 def unlabelled_forms(con: duckdb.DuckDBPyConnection, limit: int = 2000) -> pd.DataFrame:
-    """The newest ``limit`` searchable forms without a label (candidates to label)."""
-    join = (f" LEFT JOIN ({LATEST_LABELS_SQL}) l USING (form_id) WHERE l.form_id IS NULL AND"
-            if has_labels_table(con) else " WHERE")  # fmt: skip
-    cur = con.execute(f"{_FORM_SQL}{join} f.searchable ORDER BY f.form_id DESC LIMIT ?", [limit])
+    """The newest ``limit`` searchable forms of the directory without a label
+    (candidates to label): one row per identity, its newest copy, never a form whose
+    any copy is labelled."""
+    sql = _FORM_SQL.format(extra="", on="f.form_id = d.form_id",
+                           rows=directory_sql(Schema(con)))  # fmt: skip
+    cur = con.execute(f"{sql} WHERE NOT d.labelled AND d.verdict_searchable"
+                      " ORDER BY f.form_id DESC LIMIT ?", [limit])  # fmt: skip
     return _frame(cur.fetchall(), [d[0] for d in cur.description])
 
 

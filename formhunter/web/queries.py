@@ -7,7 +7,8 @@ from typing import Any
 
 import duckdb
 
-from formhunter.catalogue import LATEST_LABELS_SQL, has_labels_table
+from formhunter.catalogue import has_labels_table
+from formhunter.directory import Schema, select_forms
 from formhunter.exceptions import UsageError
 from formhunter.reads import COLUMNS as RUN_COLUMNS
 from formhunter.reads import RUNS_SQL, split_features
@@ -94,10 +95,12 @@ def parse_filters(query: dict[str, str]) -> dict[str, Any]:
 
     if query.get("run"):
         out["run"] = number("run", int)
-    if query.get("min_score"):
-        out["min_score"] = number("min_score", float)
-        if not 0 <= out["min_score"] <= 1:
-            raise UsageError("min_score must be between 0 and 1")
+    for key in ("min_score", "max_score"):
+        if query.get(key):
+            out[key] = number(key, float)
+            if not 0 <= out[key] <= 1:
+                raise UsageError(f"{key} must be between 0 and 1")
+    out["all_rows"] = bool(_flag(query.get("all_rows"), "all_rows"))
     out["limit"] = min(max(number("limit", int, "50"), 1), MAX_LIMIT)
     out["offset"] = max(number("offset", int, "0"), 0)
     for key in ("domain", "site"):
@@ -109,33 +112,22 @@ def parse_filters(query: dict[str, str]) -> dict[str, Any]:
 
 
 def forms(con: duckdb.DuckDBPyConnection, filters: dict[str, Any]) -> dict[str, Any]:
-    """A page of forms matching ``filters`` (``parse_filters``), with the total count."""
-    where, params = [], []
-    for key, col in (("run", "f.run_id"), ("domain", "f.domain"), ("site", "f.site")):
-        if filters.get(key) is not None:
-            where.append(f"{col} = ?")
-            params.append(filters[key])
-    if filters.get("min_score") is not None:
-        where.append("f.searchable AND f.domain_score >= ?")
-        params.append(filters["min_score"])
-    if filters.get("relevant") is not None:
-        where.append("f.relevant" if filters["relevant"] else "NOT f.relevant")
-    labels = has_labels_table(con)
-    join = (f"LEFT JOIN ({LATEST_LABELS_SQL}) l USING (form_id)" if labels else
-            "LEFT JOIN (SELECT NULL::BIGINT AS form_id, NULL::BOOLEAN AS verdict_ok,"
-            " NULL::VARCHAR AS true_domain) l USING (form_id)")  # fmt: skip
-    if filters.get("labelled") is not None:
-        where.append("l.form_id IS NOT NULL" if filters["labelled"] else "l.form_id IS NULL")
-    cond = (" WHERE " + " AND ".join(where)) if where else ""
-    total = con.execute(f"SELECT count(*) FROM forms f {join}{cond}", params).fetchall()[0][0]
-    sql = (f"SELECT f.form_id, f.run_id, f.site, f.page_url, f.action_url, f.method, f.n_fields,"
-           f" f.searchable, round(f.searchable_score, 3) AS searchable_score, f.domain,"
-           f" round(f.domain_score, 3) AS domain_score, f.relevant, f.found_after_pages,"
-           f" l.verdict_ok, l.true_domain FROM forms f {join}{cond}"
-           f" ORDER BY f.run_id, f.form_id LIMIT ? OFFSET ?")  # fmt: skip
-    rows = _rows(con.execute(sql, [*params, filters["limit"], filters["offset"]]))
+    """A page of the directory (``all_rows``: of the log) matching ``filters``
+    (``parse_filters``), with the total count."""
+    get = filters.get
+    sql, params = select_forms(
+        con, all_rows=bool(get("all_rows")), domain=get("domain"), relevant=get("relevant"),
+        run_id=get("run"), site=get("site"), min_score=get("min_score"),
+        max_score=get("max_score"), labelled=get("labelled"),
+    )  # fmt: skip
+    total = con.execute(f"SELECT count(*) FROM ({sql})", params).fetchall()[0][0]
+    rows = _rows(con.execute(f"{sql} LIMIT ? OFFSET ?",
+                             [*params, filters["limit"], filters["offset"]]))  # fmt: skip
+    for r in rows:
+        r.pop("text", None)
+        r.pop("context", None)
     return {"total": int(total), "offset": filters["offset"], "limit": filters["limit"],
-            "forms": rows}  # fmt: skip
+            "all_rows": bool(filters.get("all_rows")), "forms": rows}  # fmt: skip
 
 
 def form_detail(con: duckdb.DuckDBPyConnection, form_id: int) -> dict[str, Any]:
@@ -159,11 +151,29 @@ def form_detail(con: duckdb.DuckDBPyConnection, form_id: int) -> dict[str, Any]:
     labels: list[dict[str, Any]] = []
     if has_labels_table(con):
         labels = _rows(con.execute(
-            "SELECT labelled_at, verdict_ok, true_domain, note FROM form_labels"
-            " WHERE form_id = ? ORDER BY labelled_at DESC", [form_id]))  # fmt: skip
+            "SELECT l.form_id, l.labelled_at, l.verdict_ok, l.true_domain, l.note"
+            " FROM form_labels l JOIN forms f USING (form_id) WHERE f.site = ?"
+            " AND f.signature = ? ORDER BY l.labelled_at DESC",
+            [form["site"], form["signature"]]))  # fmt: skip
+    copies = _rows(con.execute(
+        "SELECT form_id, run_id, page_url, found_at, domain, round(domain_score, 3) AS"
+        " domain_score, relevant FROM forms WHERE site = ? AND signature = ? ORDER BY form_id",
+        [form["site"], form["signature"]]))  # fmt: skip
+    verdicts = _rejudged(con, form_id)
     probe, submissions = form_probe(con, form["site"], form["signature"])
-    return {"form": form, "fields": fields, "path": path, "labels": labels, "probe": probe,
-            "submissions": submissions}  # fmt: skip
+    return {"form": form, "fields": fields, "path": path, "labels": labels, "copies": copies,
+            "verdicts": verdicts, "probe": probe, "submissions": submissions}  # fmt: skip
+
+
+def _rejudged(con: duckdb.DuckDBPyConnection, form_id: int) -> list[dict[str, Any]]:
+    """The verdicts re-judgings gave form ``form_id``, newest first."""
+    if not Schema(con).rejudgings:
+        return []
+    return _rows(con.execute(
+        "SELECT v.rejudge_id, j.finished_at, v.searchable, v.domain,"
+        " round(v.domain_score, 3) AS domain_score, v.relevant FROM form_verdicts v"
+        " JOIN rejudgings j USING (rejudge_id) WHERE v.form_id = ?"
+        " ORDER BY v.rejudge_id DESC", [form_id]))  # fmt: skip
 
 
 def form_probe(con: duckdb.DuckDBPyConnection, site: str,

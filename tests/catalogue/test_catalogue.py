@@ -139,4 +139,7 @@ def test_exports(tmp_path: Path, fmt: str) -> None:
         assert pq.read_table(out).column("signature").to_pylist()[0]
     else:
         lines = out.read_text().splitlines()
-        assert lines[0].startswith("form_id,run_id") and len(lines) == 2
+        assert lines[0].startswith("form_id,site,signature") and len(lines) == 2
+        with Catalogue(db, read_only=True) as cat:  # the log: one row per copy, with its run
+            assert cat.export_forms(fmt, tmp_path / "log.csv", all_rows=True) == 2
+        assert (tmp_path / "log.csv").read_text().startswith("form_id,run_id")
