@@ -1,4 +1,11 @@
-"""Model directories: ``model.joblib`` plus ``manifest.json``.
+"""Model directories: ``model.joblib`` plus ``manifest.json``, kept and named.
+
+Trained models are kept, never replaced: ``keep_model`` moves a model just written
+to ``<root>/<kind>/<name>``, its name the time it was made and its training data's
+hash (``model_name``: ``20261128-021500-1a2b3c4d``). ``model_path`` picks the newest
+of a kind unless a name is given (``SHIPPED``: the model shipped in data/models, also
+the fallback when the user model directory has none); ``list_models`` lists them and
+``model_info`` says which one judged (path, manifest hash, metrics).
 
 The manifest records the model kind, the library versions it was made with,
 the training data hash, the parameters and the cross-validated metrics.
@@ -11,9 +18,11 @@ models you made (the defaults in data/models/ are built by this project).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import platform
+import re
 import time
 from importlib import metadata
 from pathlib import Path
@@ -26,11 +35,17 @@ __all__ = [
     "DEFAULT_MODELS",
     "MANIFEST",
     "MODEL_FILE",
+    "SHIPPED",
     "USER_MODELS_ENV",
     "compatible",
+    "keep_model",
     "library_versions",
+    "list_models",
     "load_model",
+    "model_info",
+    "model_name",
     "model_path",
+    "new_model_dir",
     "pin_baseline",
     "read_baselines",
     "read_manifest",
@@ -65,19 +80,121 @@ def user_models_dir() -> Path:
     return base / "formhunter" / "models"
 
 
-def model_path(relative: str | Path, models_dir: str | Path | None = None) -> Path:
+def model_path(relative: str | Path, models_dir: str | Path | None = None,
+               name: str | None = None) -> Path:  # fmt: skip
     """The model directory to load ``relative`` (e.g. "domain", "page/book/svm") from.
 
-    The one place model loading looks things up: ``models_dir/relative`` when
-    ``models_dir`` is given; else the user model directory (``user_models_dir``)
-    when it holds that model, else the shipped one in data/models.
+    The one place model loading looks things up. ``name`` picks a kept model by name
+    (``SHIPPED``: the one in data/models; ModelError naming the kept ones when there
+    is none of that name). Else, in ``models_dir`` (default: the user model directory,
+    ``user_models_dir``): a model stored directly in ``relative`` (the layout before
+    names, or an ``--out`` directory), else the newest kept model of ``relative``;
+    without ``models_dir``, the shipped model when the user directory has neither.
     """
-    if models_dir is not None and str(models_dir):
-        return Path(models_dir) / relative
-    user = user_models_dir() / relative
-    if (user / MANIFEST).is_file():
-        return user
-    return DEFAULT_MODELS / relative
+    if name == SHIPPED:
+        return DEFAULT_MODELS / relative
+    explicit = models_dir is not None and bool(str(models_dir))
+    d = (Path(models_dir) if models_dir is not None and explicit else user_models_dir()) / relative
+    if name:
+        if (d / name / MANIFEST).is_file():
+            return d / name
+        known = ", ".join(p.name for p in _kept(d)) or "none"
+        raise ModelError(f"no {relative} model named {name!r} in {d} (kept: {known}; "
+                         f"{SHIPPED!r} names the shipped one; formhunter models list)")
+    if (d / MANIFEST).is_file():
+        return d
+    kept = _kept(d)
+    if kept:
+        return kept[-1]
+    return d if explicit else DEFAULT_MODELS / relative
+
+
+#: the name that selects the model shipped in data/models
+SHIPPED = "shipped"
+_NAME = re.compile(r"^\d{8}-\d{6}-[0-9a-z]+(-\d+)?$")
+
+
+def _kept(d: Path) -> list[Path]:
+    """The named models kept in ``d``, oldest first (names sort by time)."""
+    if not d.is_dir():
+        return []
+    return sorted(p for p in d.iterdir()
+                  if _NAME.match(p.name) and (p / MANIFEST).is_file())  # fmt: skip
+
+
+def model_name(manifest: dict[str, Any]) -> str:
+    """A model's name: when it was made (UTC) and its training data's hash."""
+    stamp = re.sub(r"[^0-9]", "", str(manifest.get("created", "")))[:14]
+    stamp = f"{stamp[:8]}-{stamp[8:14]}" if len(stamp) == 14 else time.strftime(
+        "%Y%m%d-%H%M%S", time.gmtime())  # fmt: skip
+    digest = re.sub(r"[^0-9a-z]", "", str(manifest.get("data_hash", "")).lower())[:8]
+    return f"{stamp}-{digest or 'nohash'}"
+
+
+def new_model_dir(root: str | Path, relative: str | Path) -> Path:
+    """A fresh directory to write a model into before ``keep_model`` names it."""
+    return Path(root) / relative / f".new-{os.getpid()}-{time.time_ns()}"
+
+
+def keep_model(built: str | Path, root: str | Path, relative: str | Path) -> Path:
+    """Move the model written in ``built`` to ``root/relative/<model_name>`` and return
+    that directory. A model stored directly in ``root/relative`` (the layout before
+    names) is first kept under its own name, so no model is ever replaced."""
+    d = Path(root) / relative
+    if (d / MANIFEST).is_file():
+        old = d / model_name(read_manifest(d))
+        old.mkdir(parents=True, exist_ok=True)
+        for p in list(d.iterdir()):
+            if p.is_file():
+                p.rename(old / p.name)
+    base = model_name(read_manifest(built))
+    final, n = d / base, 1
+    while final.exists():
+        final, n = d / f"{base}-{n}", n + 1
+    Path(built).rename(final)
+    return final
+
+
+def list_models(models_dir: str | Path | None = None) -> list[dict[str, Any]]:
+    """Every model under the user model directory (or ``models_dir``), then the shipped
+    ones: {kind_path, name, path, manifest}, by kind and name."""
+    out: list[dict[str, Any]] = []
+    user = Path(models_dir) if models_dir else user_models_dir()
+    for base, shipped in ((user, False), (DEFAULT_MODELS, True)):
+        if not base.is_dir():
+            continue
+        for man in sorted(base.rglob(MANIFEST)):
+            d = man.parent
+            rel = d.relative_to(base)
+            if any(part.startswith(".") for part in rel.parts):
+                continue
+            named = not shipped and bool(_NAME.match(d.name))
+            try:
+                manifest = read_manifest(d)
+            except ModelError:
+                continue
+            out.append({"kind_path": str(rel.parent if named else rel),
+                        "name": SHIPPED if shipped else (d.name if named else "(unnamed)"),
+                        "path": d, "manifest": manifest})  # fmt: skip
+    return out
+
+
+def model_info(directory: str | Path) -> dict[str, Any]:
+    """What a run or a re-judging records of a model: name, path, the manifest's
+    SHA-256, kind, created, data hash and its scalar metrics."""
+    d = Path(directory).resolve()
+    try:
+        raw = (d / MANIFEST).read_bytes()
+        manifest = json.loads(raw)
+    except (OSError, ValueError) as exc:
+        raise ModelError(f"cannot read {d / MANIFEST}: {exc}") from None
+    shipped = d.is_relative_to(DEFAULT_MODELS.resolve())
+    metrics = {k: v for k, v in (manifest.get("metrics") or {}).items()
+               if isinstance(v, int | float) and not isinstance(v, bool)}  # fmt: skip
+    return {"name": SHIPPED if shipped else d.name, "path": str(d),
+            "manifest_sha256": hashlib.sha256(raw).hexdigest(), "kind": manifest.get("kind"),
+            "created": manifest.get("created"), "data_hash": manifest.get("data_hash"),
+            "metrics": metrics}  # fmt: skip
 
 
 def library_versions() -> dict[str, str]:

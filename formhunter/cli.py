@@ -26,6 +26,8 @@ COMMANDS = [
     "train",
     "evaluate",
     "judge",
+    "rejudge",
+    "models",
     "serve",
     "domains",
     "simweb",

@@ -144,6 +144,8 @@ class CrawlSettings:
     ``models_dir``: where models are loaded from; "" means the user model directory
     (``$FORMHUNTER_MODELS``, else ``~/.local/share/formhunter/models``: the one default,
     ``classifiers.persist.user_models_dir``) for each model it holds, else data/models.
+    ``model``: the domain model to judge with, by name (``formhunter models list``;
+    "shipped" is the one in data/models); "" means the newest kept one.
     ``batch_pages``/``batch_seconds``: completed fetches are parsed, classified and
     judged together, as one batch, once ``batch_pages`` are waiting or the first has
     waited ``batch_seconds`` (or nothing else is in flight), so that the models'
@@ -171,6 +173,7 @@ class CrawlSettings:
     page_classifier: str = ""
     scorer: str = ""
     models_dir: str = ""
+    model: str = ""
     random_state: int = 0
     commit_every_pages: int = 500
     commit_every_seconds: float = 10.0

@@ -9,7 +9,8 @@ directory groups the copies of one identity:
 - the verdict (``verdict_*``, ``searchable_score``, ``domain_score``) is the newest
   copy's latest one: the re-judging's (``formhunter rejudge``, table ``form_verdicts``)
   when there was one, else the crawl's; ``judged_by`` says which ("run N" or
-  "rejudge N") and ``models`` which models (JSON: ``runs.models``, ``rejudgings.models``);
+  "rejudge N") and ``model`` which domain model (``MODEL``; all the models with
+  their metrics are in ``runs.models`` and ``rejudgings.models``);
 - a user's label attaches to the identity (the latest label given to any copy):
   ``label_ok``, ``label_domain``, ``label_note``, ``labelled_at``; it overrides the
   verdict in ``searchable``, ``domain`` and ``relevant`` (relevant: the label's domain
@@ -45,8 +46,8 @@ NOT_SEARCHABLE = "not-searchable"
 DIRECTORY_COLUMNS = (
     "form_id", "site", "signature", "page_url", "page_title", "action_url", "method",
     "n_fields", "searchable", "domain", "relevant", "domain_source", "critic_domain",
-    "searchable_score", "domain_score",
-    "verdict_searchable", "verdict_domain", "verdict_relevant", "judged_by", "models",
+    "searchable_score", "domain_score", "verdict_searchable", "verdict_domain",
+    "verdict_relevant", "judged_by", "model",
     "labelled", "label_ok", "label_domain", "label_note", "labelled_at", "first_seen",
     "last_seen", "copies", "runs", "pages", "run_domain", "context", "text",
 )  # fmt: skip
@@ -54,7 +55,8 @@ DIRECTORY_COLUMNS = (
 LOG_COLUMNS = (
     "form_id", "run_id", "seq", "page_url", "page_title", "site", "action_url", "method",
     "signature", "searchable", "searchable_score", "domain", "critic_domain",
-    "domain_source", "domain_score", "relevant", "n_fields", "found_after_pages", "found_at", "rendered", "judged_by", "models",
+    "domain_source", "domain_score", "relevant", "n_fields", "found_after_pages", "found_at",
+    "rendered", "judged_by", "model",
     "labelled", "label_ok", "label_domain", "label_note", "labelled_at", "context", "text",
 )  # fmt: skip
 #: nested columns, written as JSON text in CSV (``probe`` only in nested selections)
@@ -125,6 +127,13 @@ FROM {table}
 QUALIFY row_number() OVER (PARTITION BY site, signature ORDER BY probed_at DESC) = 1"""
 
 
+#: The model a row names: the domain model's name and the first 12 hex digits of its
+#: manifest's SHA-256 (``classifiers.persist.model_info``), else the critic's name.
+MODEL = ("coalesce(json_extract_string({m}, '$.domain.name') || '@' ||"
+         " left(json_extract_string({m}, '$.domain.manifest_sha256'), 12),"
+         " json_extract_string({m}, '$.critic'))")
+
+
 def verdicts_sql(schema: Schema) -> str:
     """The current verdict of each stored copy (the latest re-judging's, else the
     crawl's): form_id, searchable, searchable_score, domain, domain_score, relevant,
@@ -141,7 +150,8 @@ SELECT f.form_id,
        coalesce(v.relevant, f.relevant) AS relevant,
        CASE WHEN v.form_id IS NULL THEN 'run ' || f.run_id
             ELSE 'rejudge ' || v.rejudge_id END AS judged_by,
-       CASE WHEN v.form_id IS NULL THEN {run_models} ELSE j.models END AS models
+       {MODEL.format(m=f"CASE WHEN v.form_id IS NULL THEN {run_models} ELSE j.models END")}
+           AS model
 FROM forms f
 LEFT JOIN (SELECT * FROM {verdicts}
            QUALIFY row_number() OVER (PARTITION BY form_id ORDER BY rejudge_id DESC) = 1) v
@@ -174,7 +184,7 @@ SELECT a.form_id, a.site, a.signature, f.page_url, f.page_title, f.action_url, f
        CASE WHEN lab.true_domain IS NULL THEN v.relevant
             ELSE coalesce(lab.true_domain = r.domain, false) END AS relevant,
        v.searchable_score, v.domain_score, v.searchable AS verdict_searchable,
-       v.domain AS verdict_domain, v.relevant AS verdict_relevant, v.judged_by, v.models,
+       v.domain AS verdict_domain, v.relevant AS verdict_relevant, v.judged_by, v.model,
        lab.label_form_id IS NOT NULL AS labelled, lab.verdict_ok AS label_ok,
        lab.true_domain AS label_domain, lab.note AS label_note, lab.labelled_at,
        a.first_seen, a.last_seen, a.copies, a.runs, a.pages, r.domain AS run_domain,
@@ -200,7 +210,7 @@ SELECT f.form_id, f.run_id, f.seq, f.page_url, f.page_title, f.site, f.action_ur
        CASE WHEN p.probed_domain IS NOT NULL THEN 'probe' ELSE 'critic' END AS domain_source,
        p.probe, f.domain_score, f.relevant,
        f.n_fields, f.found_after_pages, f.found_at, f.rendered, 'run ' || f.run_id AS judged_by,
-       {run_models} AS models, lab.label_form_id IS NOT NULL AS labelled,
+       {MODEL.format(m=run_models)} AS model, lab.label_form_id IS NOT NULL AS labelled,
        lab.verdict_ok AS label_ok, lab.true_domain AS label_domain, lab.note AS label_note,
        lab.labelled_at, f.context, f.text
 FROM forms f

@@ -52,6 +52,11 @@ class FormCritic(Protocol):
         """``judge`` of each (forms, page), in order (one call per batch)."""
         ...
 
+    def models(self) -> dict[str, dict[str, Any]]:
+        """The trained models it judges with, by role (``classifiers.persist.model_info``:
+        name, path, manifest hash, metrics); {} for rules. Runs and re-judgings record it."""
+        ...
+
 
 @runtime_checkable
 class LinkScorer(Protocol):

@@ -31,6 +31,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import duckdb
 import numpy as np
@@ -81,7 +82,8 @@ class Components:
         c = settings.crawl
         ctx = {
             "domain": c.domain, "settings": settings, "strategy": strategy,
-            "models_dir": c.models_dir or None, "random_state": c.random_state,
+            "models_dir": c.models_dir or None, "model": c.model or None,
+            "random_state": c.random_state,
             "catalogue": catalogue, "run_id": run_id,
         }  # fmt: skip
         pc: PageClassifier = build("page_classifier", c.page_classifier or strategy.page_classifier,
@@ -91,6 +93,11 @@ class Components:
         learners: list[tuple[str, Learner]] = [(n, build("learner", n, **ctx))
                                                for n in strategy.learners]  # fmt: skip
         return cls(pc, critic, scorer, learners)
+
+    def models(self) -> dict[str, Any]:
+        """What ``runs.models`` records: the critic's name and its trained models
+        (``FormCritic.models``, by role)."""
+        return {"critic": type(self.critic).__name__, **self.critic.models()}
 
     def names(self) -> dict[str, str]:
         """Class names by role, as the run log and ``Engine.components`` show them."""
@@ -252,6 +259,7 @@ class Pipeline:
         store = FrontierStore(catalogue.con, run_id)
         catalogue.add_flusher(store.flush)
         components = Components.build(settings, strategy, catalogue=catalogue, run_id=run_id)
+        catalogue.update_run(run_id, models=components.models())
         # The frontier is built after the learners: one may drive it (``Strategy.frontier``).
         frontier: CrawlFrontier = build(
             "frontier", strategy.frontier, store=store, settings=settings, commit=commit,

@@ -128,3 +128,12 @@ def print_fitted(title: str, columns: Sequence[Column], rows: Sequence[Sequence[
     if left_out:
         out.print(f"not shown at {out.width} columns: {', '.join(left_out)} "
                   "(a wider terminal, or --format csv|json)", highlight=False)  # fmt: skip
+
+
+def describe_models(models: dict[str, Any]) -> str:
+    """One line naming the models a critic used (``FormCritic.models``)."""
+    if not models:
+        return "no trained model (rules)"
+    return "; ".join(f"{role} model {m.get('name', '?')} ({m.get('path', '')}, manifest "
+                     f"sha256 {str(m.get('manifest_sha256', ''))[:12]})"
+                     for role, m in sorted(models.items()))  # fmt: skip

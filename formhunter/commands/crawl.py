@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,9 @@ def add_crawl_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--warc", metavar="DIR",
                    help="write the fetched responses and their requests as WARC/1.1 files "
                    "in DIR")
+    p.add_argument("--model", metavar="NAME",
+                   help="the domain model to judge with, by name (formhunter models list; "
+                   "'shipped': data/models; default: the newest trained)")  # fmt: skip
     p.add_argument("--quiet", "-q", action="store_true", help="no progress output")
 
 
@@ -100,7 +104,7 @@ def overrides(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     return {
         "crawl": {"domain": g("domain"), "strategy": g("strategy"), "max_pages": g("max_pages"),
                   "db": g("db"), "seeds": g("seeds"), "max_seconds": g("max_seconds"),
-                  "random_state": g("random_state")},
+                  "random_state": g("random_state"), "model": g("model")},
         "fetch": {"proxy": g("proxy"), "allow_private": g("allow_private"),
                   "concurrency": g("concurrency"), "min_delay": g("min_delay"),
                   "obey_robots": False if g("no_robots") else None},
@@ -129,7 +133,10 @@ def run_crawl(settings: Settings, *, seeds: list[str], resume: bool, quiet: bool
                 result = asyncio.run(engine.run())
             else:
                 result = asyncio.run(crawl_with_ui(engine, cat, settings, ui, progress))
-        return result, cat.stats(result.run_id)
+        rows = cat.con.execute("SELECT models FROM runs WHERE run_id = ?",
+                               [result.run_id]).fetchall()  # fmt: skip
+        models = json.loads(rows[0][0] or "{}") if rows else {}
+        return result, {**cat.stats(result.run_id), "models": models}
 
 
 async def crawl_with_ui(engine: Engine, cat: Catalogue, settings: Settings,
@@ -145,7 +152,8 @@ async def crawl_with_ui(engine: Engine, cat: Catalogue, settings: Settings,
     live = LiveRun(settings.crawl.max_pages)
     engine.listen(live)
     web = WebSettings(store=SharedStore(cat), live=live,
-                      models_dir=settings.crawl.models_dir or None)  # fmt: skip
+                      models_dir=settings.crawl.models_dir or None,
+                      model=settings.crawl.model or None)  # fmt: skip
     runner, url = await start_ui(web, *ui)
     print(f"web page of this crawl: {url}", file=sys.stderr, flush=True)
     try:
@@ -268,7 +276,13 @@ def cmd_crawl(args: argparse.Namespace) -> int:
                              "run formhunter probe --db FILE after the crawl")
         result = cluster_crawl(args, settings, seeds, ui)
     else:
-        result, _ = run_crawl(settings, seeds=seeds, resume=args.resume, quiet=args.quiet, ui=ui)
+        result, stats = run_crawl(settings, seeds=seeds, resume=args.resume, quiet=args.quiet,
+                                  ui=ui)  # fmt: skip
+        from formhunter.commands._common import describe_models
+
+        models = {k: v for k, v in stats["models"].items() if k != "critic"}
+        print(f"forms judged by {stats['models'].get('critic', '?')}: {describe_models(models)}",
+              file=sys.stderr)  # fmt: skip
     if ui is None or result.reason == "interrupted":  # else crawl_with_ui printed it
         print(summary(result, settings))
     return exit_code(result)

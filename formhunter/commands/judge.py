@@ -32,7 +32,12 @@ from formhunter.exceptions import UsageError
 
 
 def make_critic(args: argparse.Namespace) -> Any:
-    return critic_of(args.critic, args.domain or "", args.models, args.domains_dir)
+    from formhunter.commands._common import describe_models
+
+    critic = critic_of(args.critic, args.domain or "", args.models, args.domains_dir,
+                       model=args.model)  # fmt: skip
+    print(f"judging with {describe_models(critic.models())}", file=sys.stderr)
+    return critic
 
 
 def run(args: argparse.Namespace) -> int:
@@ -65,7 +70,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--domain", help="target domain: relevant = searchable and of this domain")
     p.add_argument("--critic", default="default", choices=["default", "heuristic"],
                    help="trained models (default) or keyword rules (heuristic)")  # fmt: skip
-    p.add_argument("--models", help="folder with searchable/ and domain/ (default: data/models)")
+    p.add_argument("--models", help="folder with searchable/ and domain/ (default: the user "
+                   "model directory, then data/models)")
+    p.add_argument("--model", metavar="NAME",
+                   help="the domain model, by name (formhunter models list; 'shipped': "
+                   "data/models; default: the newest trained)")  # fmt: skip
     p.add_argument("--domains-dir", help="folder of domain packs (heuristic critic)")
     p.add_argument("--jobs", type=int, default=0, metavar="N",
                    help="parsing processes (default: one per core, up to 4, from "

@@ -52,7 +52,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if not Path(args.db).exists():
         raise UsageError(f"no catalogue at {args.db} (make one with `formhunter crawl --db "
                          f"{args.db}`)")  # fmt: skip
-    settings = WebSettings(store=FileStore(args.db), models_dir=args.models)
+    settings = WebSettings(store=FileStore(args.db), models_dir=args.models, model=args.model)
+    from classifiers.persist import model_path
+
+    print(f"label suggestions from the domain model in "
+          f"{model_path('domain', args.models, args.model)}", file=sys.stderr)  # fmt: skip
     warn_public(args.host)
     asyncio.run(_serve(settings, args.host, check_port(args.port)))
     return 0
@@ -72,4 +76,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--models", metavar="DIR",
                    help="model directory for the label suggestions (default: the user one, "
                    "then data/models)")
+    p.add_argument("--model", metavar="NAME",
+                   help="the domain model of the suggestions, by name (formhunter models list; "
+                   "'shipped': data/models; default: the newest trained)")  # fmt: skip
     p.set_defaults(func=cmd_serve)

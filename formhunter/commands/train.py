@@ -12,11 +12,14 @@ classifier (the FFC's, used by the ``offline`` and ``ache-offline-online``
 strategies) from backward paths to known relevant-form pages of a link graph:
 an earlier crawl's catalogue, a simulated web, or link/form tables in files.
 
-Models are written to the user model directory (``--models DIR``; default
+Models are kept in the user model directory (``--models DIR``; default
 ``$FORMHUNTER_MODELS``, else ``~/.local/share/formhunter/models``), never over the
-shipped ones in data/models; ``crawl``, ``judge`` and ``serve`` load a model from
-there first (``classifiers.persist.model_path``). ``--out`` names one model's
-directory exactly. ``train domain --from-catalogue FILE`` adds the labels users
+shipped ones in data/models nor over a model trained before: each gets a name of
+its own, the time it was made and its data's hash (``<models>/domain/20261128-021500-
+1a2b3c4d``; ``formhunter models list``). ``crawl``, ``judge``, ``serve`` and
+``rejudge`` use the newest unless ``--model NAME`` names another
+(``classifiers.persist.model_path``). ``--out`` names one model's directory exactly.
+``train domain --from-catalogue FILE`` adds the labels users
 gave in a catalogue (``formhunter serve``) to the packs and prints the forms the
 new model is least sure of: the next ones worth labelling.
 """
@@ -25,7 +28,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +44,37 @@ def models_root(args: argparse.Namespace) -> Path:
     from classifiers.persist import user_models_dir
 
     return Path(args.models).expanduser() if getattr(args, "models", None) else user_models_dir()
+
+
+@contextmanager
+def kept_model(args: argparse.Namespace, relative: str | Path) -> Iterator[KeptModel]:
+    """Where to write a model: ``--out`` exactly (and ``--models data/models``: the
+    shipped layout), else a fresh directory that is kept under its own name once
+    written (``classifiers.persist.keep_model``); a failed training leaves nothing."""
+    from classifiers.persist import DEFAULT_MODELS, keep_model, new_model_dir
+
+    root = models_root(args)
+    if getattr(args, "out", None) or root.resolve() == DEFAULT_MODELS.resolve():
+        # --out, or the shipped models rebuilt in place (git keeps their history)
+        kept = KeptModel(Path(args.out) if getattr(args, "out", None) else root / relative)
+        yield kept
+        kept.final = kept.out
+        return
+    kept = KeptModel(new_model_dir(root, relative))
+    try:
+        yield kept
+    except BaseException:
+        shutil.rmtree(kept.out, ignore_errors=True)
+        raise
+    kept.final = keep_model(kept.out, root, relative)
+
+
+@dataclass
+class KeptModel:
+    """``out``: the directory to write into; ``final``: where the model is kept."""
+
+    out: Path
+    final: Path | None = None
 
 
 def warn_small(counts: dict[str, int], only: str | None = None) -> None:
@@ -59,6 +97,9 @@ def _print_metrics(metrics: dict[str, Any], out: Path | None) -> None:
                   f"F1={m['f1']:.3f} n={m['support']}")  # fmt: skip
     if out is not None:
         print(f"model written to {out}")
+        if out.parent.name in ("searchable", "domain") or out.parent.parent.name == "link":
+            print(f"model name: {out.name} (earlier models are kept: formhunter models "
+                  "list; use one with --model NAME)")  # fmt: skip
 
 
 def run_searchable(args: argparse.Namespace) -> int:
@@ -67,39 +108,40 @@ def run_searchable(args: argparse.Namespace) -> int:
 
     if args.learner not in LEARNERS:
         raise UsageError(f"--learner must be one of {', '.join(LEARNERS)}")
-    out = Path(args.out) if args.out else models_root(args) / "searchable"
     params: dict[str, Any] = {"learner": args.learner}
     if args.max_depth is not None:
         params["max_depth"] = args.max_depth or None
     if args.min_samples_leaf is not None:
         params["min_samples_leaf"] = args.min_samples_leaf
-    _, metrics = train_searchable_model(
-        out, data=args.data, packs=not args.no_packs, domains_dir=args.domains_dir,
-        n_splits=args.folds, **params,
-    )  # fmt: skip
-    _print_metrics(metrics, out)
+    with kept_model(args, "searchable") as kept:
+        _, metrics = train_searchable_model(
+            kept.out, data=args.data, packs=not args.no_packs, domains_dir=args.domains_dir,
+            n_splits=args.folds, **params,
+        )  # fmt: skip
+    _print_metrics(metrics, kept.final)
     return 0
 
 
 def run_domain(args: argparse.Namespace) -> int:
     from formhunter.trainers.critic import train_domain_model
 
-    out = Path(args.out) if args.out else models_root(args) / "domain"
     params: dict[str, Any] = {}
     if args.C is not None:
         params["C"] = args.C
-    if args.from_catalogue:
-        from formhunter.trainers.labels import train_with_labels
+    with kept_model(args, "domain") as kept:
+        if args.from_catalogue:
+            from formhunter.trainers.labels import train_with_labels
 
-        model, metrics = train_with_labels(args.from_catalogue, out, root=args.domains_dir,
-                                           require=args.domain, n_splits=args.folds,
-                                           **params)  # fmt: skip
-    else:
-        model, metrics = train_domain_model(
-            out, root=args.domains_dir, require=args.domain, n_splits=args.folds, **params
-        )
+            model, metrics = train_with_labels(args.from_catalogue, kept.out,
+                                               root=args.domains_dir, require=args.domain,
+                                               n_splits=args.folds, **params)  # fmt: skip
+        else:
+            model, metrics = train_domain_model(
+                kept.out, root=args.domains_dir, require=args.domain, n_splits=args.folds,
+                **params,
+            )  # fmt: skip
     counts = metrics.pop("per_label_n", {})
-    _print_metrics(metrics, out)
+    _print_metrics(metrics, kept.final)
     warn_small(counts, args.domain)
     if args.from_catalogue:
         print_next_to_label(model, args.from_catalogue, args.suggest)
@@ -219,8 +261,9 @@ def run_link(args: argparse.Namespace) -> int:
     )  # fmt: skip
     if args.note:
         source = f"{source}; {args.note}"
-    out = Path(args.out) if args.out else models_root(args) / "link" / args.domain
-    save_offline(model, frame, levels, out, domain=args.domain, source=source)
+    with kept_model(args, Path("link") / args.domain) as kept:
+        save_offline(model, frame, levels, kept.out, domain=args.domain, source=source)
+    out = kept.final
     print(f"offline link classifier for {args.domain!r} from {source}: {len(targets)} target "
           f"pages, {len(levels)} links ({time.perf_counter() - t0:.1f}s)")  # fmt: skip
     print("instances per level (last = background):", json.dumps(model.n_train_))
@@ -253,7 +296,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "and the domain packs' forms, with GroupKFold-by-site cross-validation scored on "
         "the formasaurus forms; writes model.joblib + manifest.json.",
     )
-    s.add_argument("--out", help="model directory (default: <models>/searchable)")
+    s.add_argument("--out", help="model directory (default: kept as <models>/searchable/<name>)")
     s.add_argument("--data", help="forms.jsonl.gz to train on (default: data/formasaurus/)")
     s.add_argument("--learner", default="logreg", help="logreg (default), tree or gbm")
     s.add_argument("--no-packs", action="store_true",
@@ -273,7 +316,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "that pack NAME exists and has enough labelled forms.",
     )
     d.add_argument("--domain", help="domain pack that must be present and trainable")
-    d.add_argument("--out", help="model directory (default: <models>/domain)")
+    d.add_argument("--out", help="model directory (default: kept as <models>/domain/<name>)")
     d.add_argument("--from-catalogue", metavar="FILE",
                    help="also train on the labels users gave in this catalogue (formhunter "
                    "serve), and print the forms the new model is least sure of")
@@ -332,7 +375,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     lk.add_argument("--cache", metavar="DIR",
                     help="--from-simweb: truth-graph cache (default ~/.cache/formhunter/bench)")
     lk.add_argument("--no-cache", action="store_true", help="--from-simweb: rebuild the graph")
-    lk.add_argument("--out", help="model directory (default: <models>/link/<domain>)")
+    lk.add_argument("--out",
+                    help="model directory (default: kept as <models>/link/<domain>/<name>)")
     lk.add_argument("--levels", type=int, default=3, help="link levels (default 3)")
     lk.add_argument("--features", type=int, default=25,
                     help="terms per feature space (default 25, as the crawl's learner)")

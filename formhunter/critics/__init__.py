@@ -22,8 +22,8 @@ __all__ = ["FormCritic", "HeuristicCritic", "KeywordCritic"]
 
 
 @register("critic", "default")
-def _default(domain: str, models_dir: Path | None = None) -> FormCritic:
-    return FormCritic(domain, models_dir)
+def _default(domain: str, models_dir: Path | None = None, model: str | None = None) -> FormCritic:
+    return FormCritic(domain, models_dir, model=model)
 
 
 @register("critic", "heuristic")

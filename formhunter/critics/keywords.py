@@ -4,6 +4,7 @@ the domain (no trained model needed)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from classifiers.form_types import NON_DATA_TYPES
 from formhunter.keywords import LOGIN_WORDS, SEARCH_WORDS, hits
@@ -51,6 +52,10 @@ class KeywordCritic:
             out.append(Verdict(searchable, s, self.domain if in_domain else "", d,
                                in_domain))  # fmt: skip
         return out
+
+    def models(self) -> dict[str, dict[str, Any]]:
+        """None: rules."""
+        return {}
 
     def judge_many(self, batch: Sequence[tuple[Sequence[Form], Page]]) -> list[list[Verdict]]:
         """``judge`` per (forms, page), in order."""

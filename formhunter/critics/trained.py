@@ -13,13 +13,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from classifiers.datasets import OTHER, domains_root, iter_packs, load_pack
 from classifiers.fast_inference import Checked
 from classifiers.form_features import STRUCTURE_FEATURES, FormSample, structure_vector
-from classifiers.persist import load_model, model_path
+from classifiers.persist import load_model, model_info, model_path
 from formhunter.exceptions import ModelError, UsageError
 from formhunter.model import Form, Page, Verdict
 
@@ -40,8 +41,9 @@ class FormCritic:
 
     ``models_dir`` holds ``searchable/`` and ``domain/`` model directories
     (default: the user model directory where it has them, else data/models/;
-    ``classifiers.persist.model_path``). ModelError when a model is missing or incompatible,
-    or when the domain model does not know ``domain``. ``domain=""`` means no
+    ``classifiers.persist.model_path``); ``model`` names the domain model to use (the
+    newest by default; ``formhunter models list``). ModelError when a model is missing
+    or incompatible, or when the domain model does not know ``domain``. ``domain=""`` means no
     target: verdicts are filled but nothing is relevant.
     """
 
@@ -50,9 +52,11 @@ class FormCritic:
         domain: str,
         models_dir: Path | str | None = None,
         searchable_threshold: float = 0.5,
+        model: str | None = None,
     ) -> None:
         searchable_dir = model_path("searchable", models_dir)
-        domain_dir = model_path("domain", models_dir)
+        domain_dir = model_path("domain", models_dir, model)
+        self.model_dirs = {"searchable": searchable_dir, "domain": domain_dir}
         base = domain_dir.parent
         self.domain = domain
         self.searchable_threshold = searchable_threshold
@@ -67,6 +71,10 @@ class FormCritic:
                 f"(known: {known}). Add labelled forms to domains/{domain}/forms.jsonl and "
                 f"retrain: formhunter train domain --domain {domain} --out {base / 'domain'}"
             )
+
+    def models(self) -> dict[str, dict[str, Any]]:
+        """The searchable and domain models, as ``model_info`` describes them."""
+        return {role: model_info(d) for role, d in self.model_dirs.items()}
 
     def _proba(self, which: str, samples: list[FormSample]) -> np.ndarray:
         """``predict_proba`` of the searchable or domain model, through the compiled path
@@ -182,6 +190,10 @@ class HeuristicCritic:
                         searchable and bool(self.domain) and domain == self.domain)
             )  # fmt: skip
         return out
+
+    def models(self) -> dict[str, dict[str, Any]]:
+        """None: rules."""
+        return {}
 
     def judge_many(self, batch: Sequence[tuple[Sequence[Form], Page]]) -> list[list[Verdict]]:
         """``judge`` per (forms, page), in order (rules have no per-call overhead)."""

@@ -5,7 +5,9 @@ Pages (each with a JSON twin under ``/api/``; filters are query parameters):
 ``/api/runs/{id}``); ``/forms`` the forms (run, domain, relevant, site,
 min_score, labelled, limit, offset); ``/forms/{id}`` one form with its fields,
 page, path from the seed, a sandboxed rendering and its labels; ``/labels`` the
-labels and the forms the domain model is least sure of.
+labels and the forms the domain model is least sure of; ``/rejudgings`` the
+re-judgings (``formhunter rejudge``) and ``/rejudgings/{id}`` what one changed.
+``/forms`` shows the directory (one row per distinct form), ``all_rows=yes`` the log.
 
 Safety: the server listens on 127.0.0.1 unless told otherwise and answers only
 requests addressed to the host it listens on (no DNS rebinding). Changing data
@@ -63,6 +65,8 @@ class WebSettings:
     live: LiveRun | None = None
     hosts: frozenset[str] = frozenset()
     models_dir: str | None = None
+    #: the domain model's name (``classifiers.persist.model_path``); None: the newest
+    model: str | None = None
     #: the domain model of the suggestions, with the directory and mtime it was loaded from
     model_cache: dict[str, Any] = field(default_factory=dict)
 
@@ -291,8 +295,8 @@ def suggestions(cfg: WebSettings, con: Any) -> tuple[list[dict[str, Any]], str]:
     from classifiers.persist import load_model, model_path
     from formhunter.trainers.labels import least_sure, unlabelled_forms
 
-    directory = model_path("domain", cfg.models_dir)
     try:
+        directory = model_path("domain", cfg.models_dir, cfg.model)
         key = f"{directory}:{(directory / 'model.joblib').stat().st_mtime_ns}"
         if cfg.model_cache.get("key") != key:
             cfg.model_cache.update(key=key, model=load_model(directory, "domain")[0])
@@ -311,6 +315,24 @@ async def labels_view(request: web.Request) -> web.StreamResponse:
     data = {"labels": labels, "n_wrong": n_wrong, "suggestions": suggested,
             "suggestions_note": why}  # fmt: skip
     return respond(request, "labels.html", data)
+
+
+async def rejudgings_view(request: web.Request) -> web.StreamResponse:
+    from formhunter.rejudge import rejudgings
+
+    with request.app[APP_KEY].store.read() as con:
+        data = {"rejudgings": rejudgings(con)}
+    return respond(request, "rejudgings.html", data)
+
+
+async def rejudging_view(request: web.Request) -> web.StreamResponse:
+    from formhunter.rejudge import CHANGES, changes_of
+
+    rejudge_id = _int(request, "rejudge_id")
+    with request.app[APP_KEY].store.read() as con:
+        data = changes_of(con, rejudge_id)
+    data["kinds"] = list(CHANGES)
+    return respond(request, "rejudging.html", data)
 
 
 def make_app(settings: WebSettings) -> web.Application:
@@ -333,6 +355,8 @@ def make_app(settings: WebSettings) -> web.Application:
         app.router.add_get(f"{prefix}/forms/{{form_id}}", form_view)
         app.router.add_post(f"{prefix}/forms/{{form_id}}/label", label_view)
         app.router.add_get(f"{prefix}/labels", labels_view)
+        app.router.add_get(f"{prefix}/rejudgings", rejudgings_view)
+        app.router.add_get(f"{prefix}/rejudgings/{{rejudge_id}}", rejudging_view)
     app.router.add_get("/", runs_view)
     app.router.add_get("/api/runs", runs_view)
     app.router.add_static("/static/", static)

@@ -100,6 +100,7 @@ COMMANDS = {
     "forms": lambda db, seeds: ["forms", "--db", db],
     "runs": lambda db, seeds: ["runs", "--db", db],
     "learning": lambda db, seeds: ["learning", "--db", db],
+    "rejudge": lambda db, seeds: ["rejudge", "--db", db],
     "crawl": lambda db, seeds: ["crawl", "--domain", "airfare", "--seeds", seeds, "--db", db,
                                 "--max-pages", "5", "--quiet"],
     "resume": lambda db, seeds: ["crawl", "--resume", "--db", db, "--quiet"],

@@ -79,7 +79,8 @@ def test_train_as_the_readme_says_leaves_data_models_alone(
                                 capture_output=True, text=True, check=True)  # fmt: skip
         assert status.stdout == ""
     # loading looks in the user directory first: the crawl's critic now knows boats
-    assert persist.model_path("domain") == user_models / "domain"
+    first = persist.model_path("domain")
+    assert first.parent == user_models / "domain" and first.name in out
     from formhunter.critics.trained import FormCritic
 
     critic = FormCritic("boats")
@@ -89,8 +90,25 @@ def test_train_as_the_readme_says_leaves_data_models_alone(
     other = tmp_path / "elsewhere"
     assert main(["train", "domain", "--domains-dir", str(root), "--folds", "2",
                  "--models", str(other)]) == 0  # fmt: skip
-    assert (other / "domain" / "manifest.json").is_file()
+    (elsewhere,) = (other / "domain").glob("*/manifest.json")
+    assert persist.model_path("domain", other) == elsewhere.parent
     assert _data_models_digest() == before
+    # a second training keeps the first model: both are listed, the newest is the default
+    assert main(["train", "domain", "--domain", "boats", "--domains-dir", str(root),
+                 "--folds", "2", "--C", "0.1"]) == 0  # fmt: skip
+    second = persist.model_path("domain")
+    assert second != first and (first / "manifest.json").is_file() and second.name > first.name
+    assert persist.model_path("domain", name=first.name) == first
+    assert persist.model_path("domain", name=persist.SHIPPED) == persist.DEFAULT_MODELS / "domain"
+    with pytest.raises(persist.ModelError, match="no domain model named 'nope'"):
+        persist.model_path("domain", name="nope")
+    capsys.readouterr()
+    assert main(["models", "list", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    mine = [r for r in rows if r["kind"] == "domain" and r["name"] != persist.SHIPPED]
+    assert [r["name"] for r in mine] == [first.name, second.name]
+    assert [r["default"] for r in mine] == ["", "yes"]
+    assert FormCritic("boats", model=first.name).models()["domain"]["name"] == first.name
 
 
 def test_user_models_dir_defaults(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -143,3 +161,26 @@ def test_from_catalogue_flips_the_verdicts_the_labels_corrected(
             f"({','.join(map(str, ids['held']))})").fetchall()  # fmt: skip
     samples = [FormSample(form_from_html(h, u), t, u) for h, u, t in rows]  # type: ignore[arg-type]
     assert list(model.predict(samples)).count("boats") >= 10  # of 12 held-back forms
+
+
+def test_a_model_of_the_layout_before_names_is_kept_not_replaced(tmp_path: Path) -> None:
+    root = tmp_path / "models"
+    legacy = root / "domain"
+    legacy.mkdir(parents=True)
+    (legacy / "manifest.json").write_text(json.dumps(
+        {"kind": "domain", "created": "2026-01-02T03:04:05Z", "data_hash": "abcdef0123456789"}))
+    (legacy / "model.joblib").write_bytes(b"old")
+    assert persist.model_path("domain", root) == legacy
+    built = persist.new_model_dir(root, "domain")
+    built.mkdir()
+    (built / "manifest.json").write_text(json.dumps(
+        {"kind": "domain", "created": "2026-11-28T02:15:00Z", "data_hash": "ffff0000eeee"}))
+    kept = persist.keep_model(built, root, "domain")
+    assert kept == legacy / "20261128-021500-ffff0000"
+    old = legacy / "20260102-030405-abcdef01"
+    assert (old / "model.joblib").read_bytes() == b"old"
+    assert not (legacy / "manifest.json").exists()
+    assert persist.model_path("domain", root) == kept
+    assert persist.model_path("domain", root, "20260102-030405-abcdef01") == old
+    names = [(m["kind_path"], m["name"]) for m in persist.list_models(root)]
+    assert names[:2] == [("domain", old.name), ("domain", kept.name)]

@@ -233,6 +233,9 @@ class _CountingCritic:
         self.calls.append(len(batch))
         return self.inner.judge_many(batch)
 
+    def models(self) -> dict[str, Any]:
+        return self.inner.models()
+
 
 class _CountingPages:
     """The keyword page classifier, recording the size of every page_scores call."""

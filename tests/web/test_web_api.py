@@ -1,6 +1,6 @@
 """The web page's HTML views and JSON twins through aiohttp's test client, on a real
 DuckDB file: filters, form detail, the sandboxed rendering, labels and their token,
-the security headers."""
+the security headers; a crawl's recorded models, a re-judging and the directory."""
 
 from __future__ import annotations
 
@@ -14,6 +14,10 @@ import duckdb
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
+from classifiers import persist
+from formhunter.catalogue import Catalogue, add_label
+from formhunter.critics.trained import FormCritic
+from formhunter.rejudge import rejudge
 from formhunter.web import FileStore, WebSettings, make_app
 from formhunter.web.app import APP_KEY, CSP, TOKEN_COOKIE, TOKEN_HEADER, allowed_hosts
 
@@ -210,3 +214,50 @@ def test_bad_ids_are_usage_errors(small_db: tuple[Path, dict[str, int]], path: s
         assert resp.status == 400 and "must be a number" in await resp.text()
 
     run_client(small_db[0], check)
+
+
+def test_a_crawl_records_its_models_and_rejudging_reproduces_its_verdicts(
+        crawled_db: Path) -> None:  # fmt: skip
+    with duckdb.connect(str(crawled_db), read_only=True) as con:
+        (raw,) = con.execute("SELECT models FROM runs WHERE run_id = 1").fetchall()[0]
+        n_copies, with_score = con.execute(
+            "SELECT count(*), count(page_score) FROM forms").fetchall()[0]  # fmt: skip
+    models = json.loads(raw)
+    assert models["critic"] == "FormCritic"
+    shipped = persist.model_info(persist.DEFAULT_MODELS / "domain")
+    assert models["domain"]["manifest_sha256"] == shipped["manifest_sha256"]
+    assert n_copies > 5 and with_score == n_copies  # what rejudge may need is kept
+    with Catalogue(crawled_db) as cat:
+        report = rejudge(cat, lambda d: FormCritic(d), critic="default")
+        differ = cat.con.execute(
+            "SELECT count(*) FROM form_verdicts v JOIN forms f USING (form_id)"
+            " WHERE v.domain IS DISTINCT FROM f.domain OR v.relevant <> f.relevant"
+            " OR v.searchable <> f.searchable").fetchall()[0][0]  # fmt: skip
+        first = cat.con.execute("SELECT min(form_id) FROM forms WHERE searchable"
+                                ).fetchall()[0][0]  # fmt: skip
+        add_label(cat.con, first, verdict_ok=False, true_domain="job")
+    assert report.judged == n_copies and report.skipped == 0
+    assert differ == 0 and sum(report.counts().values()) == 0
+
+    async def check(c: TestClient[Any, Any]) -> None:
+        listed = (await (await c.get("/api/rejudgings")).json())["rejudgings"]
+        assert [r["rejudge_id"] for r in listed] == [1]
+        assert listed[0]["models"]["domain"]["name"] == persist.SHIPPED
+        one = await (await c.get("/api/rejudgings/1")).json()
+        assert one["rejudging"]["summary"]["judged"] == n_copies
+        assert set(one["changes"]) == {"newly_relevant", "no_longer_relevant", "domain_changed"}
+        html = await (await c.get("/rejudgings/1")).text()
+        assert "Re-judging 1" in html and 'id="count-newly_relevant">0<' in html
+        forms = await (await c.get("/api/forms?labelled=yes")).json()
+        (row,) = forms["forms"]
+        assert row["label_domain"] == "job" and row["domain"] == "job"
+        assert row["judged_by"] == "rejudge 1"
+        page = await (await c.get("/forms")).text()
+        assert "Form directory" in page and "rejudge 1" in page
+        log = await (await c.get("/api/forms?all_rows=yes&limit=500")).json()
+        assert log["total"] == n_copies and log["all_rows"]
+        detail = await (await c.get(f"/forms/{first}")).text()
+        assert 'id="copies"' in detail and 'href="/rejudgings/1"' in detail
+        assert (await c.get("/rejudgings/7")).status == 404
+
+    run_client(crawled_db, check)
