@@ -123,7 +123,7 @@ def train_domain_model(
             model,
             out,
             kind="domain",
-            data_hash=data_hash(files),
+            data_hash=_with_extra(data_hash(files), extra),
             params={k: list(v) if isinstance(v, tuple) else v for k, v in
                     model.get_params().items()},
             metrics=metrics,
@@ -235,3 +235,17 @@ def train_searchable_model(
             },
         )
     return model, metrics
+
+
+def _with_extra(files_hash: str, extra: pd.DataFrame | None) -> str:
+    """The data hash of the pack files, combined with the extra forms' (site, url, label)
+    when there are any (users' labels), so that two trainings on different labels get
+    different hashes and model names."""
+    if extra is None or not len(extra):
+        return files_hash
+    import hashlib
+
+    rows = sorted(zip(extra["site"].astype(str), extra["url"].astype(str),
+                      extra["label"].astype(str), strict=True))  # fmt: skip
+    digest = hashlib.sha256(repr((files_hash, rows)).encode()).hexdigest()
+    return digest[:len(files_hash) or 16]
