@@ -137,7 +137,7 @@ MODEL = ("coalesce(json_extract_string({m}, '$.domain.name') || '@' ||"
 def verdicts_sql(schema: Schema) -> str:
     """The current verdict of each stored copy (the latest re-judging's, else the
     crawl's): form_id, searchable, searchable_score, domain, domain_score, relevant,
-    judged_by, models."""
+    judged_by, model."""
     verdicts = "form_verdicts" if schema.rejudgings else _EMPTY_VERDICTS
     rejudgings = "rejudgings" if schema.rejudgings else _EMPTY_REJUDGINGS
     run_models = "r.models" if schema.run_models else "NULL::VARCHAR"
