@@ -139,7 +139,8 @@ def judge_files(
 
 
 def make_critic(kind: str, domain: str, models: Path | str | None = None,
-                domains_dir: Path | str | None = None, model: str | None = None) -> Any:  # fmt: skip
+                domains_dir: Path | str | None = None,
+                model: str | None = None) -> Any:  # fmt: skip
     """The critic ``formhunter judge --critic KIND`` uses: "heuristic" (keyword rules, no
     model) or the trained critic (``models``: its models' folder, None: the default;
     ``model``: the domain model's name, None: the newest)."""
