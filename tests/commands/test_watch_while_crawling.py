@@ -49,7 +49,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
 def test_forms_runs_and_serve_read_a_catalogue_a_crawl_writes(proxy: ProxyHandle,
                                                               tmp_path: Path) -> None:  # fmt: skip
     db = tmp_path / "c.duckdb"
-    crawl = _crawl(proxy, tmp_path, "--max-pages", "400", "--max-seconds", "60")
+    crawl = _crawl(proxy, tmp_path, "--max-pages", "5000", "--max-seconds", "240")
     try:
         t0 = time.monotonic()
         while not snapshot_path(db).exists() and time.monotonic() - t0 < 60:
