@@ -71,6 +71,8 @@ __all__ = [
     "RECOMMENDED_FORMS",
     "DomainFormClassifier",
     "cross_validate_domain",
+    "holdout_domain",
+    "keyword_box_report",
 ]
 
 DEFAULT_SIGNALS: tuple[str, ...] = (
@@ -253,6 +255,57 @@ def cross_validate_domain(
         score[test] = proba[np.arange(len(test)), best]
     report = multiclass_report(y, pred.astype(str))
     return report | {"n_splits": n_splits, "pred": pred, "score": score, "extra_n": len(X_extra)}
+
+
+def holdout_domain(
+    train: pd.DataFrame,
+    test: pd.DataFrame,
+    model: DomainFormClassifier | None = None,
+    extra: pd.DataFrame | None = None,
+    weight: float = 1.0,
+) -> dict[str, Any]:
+    """Fit on ``train`` (+ ``extra``, training only), score ``test`` (the frozen split):
+    the keys of ``cross_validate_domain`` with ``n_splits`` 0. The sites of ``test``
+    must not occur in ``train`` or ``extra`` (ValueError)."""
+    from classifiers.datasets import samples
+
+    model = clone(model) if model is not None else DomainFormClassifier()
+    parts = [train] + ([extra] if extra is not None and not extra.empty else [])
+    overlap = set(test["site"]) & set(pd.concat([p["site"] for p in parts]))
+    if overlap:
+        raise ValueError(f"{len(overlap)} test sites are in the training data, e.g. "
+                         f"{sorted(overlap)[:3]}")  # fmt: skip
+    both = pd.concat(parts, ignore_index=True)
+    y = both["label"].to_numpy(dtype=object).astype(str)
+    w = [weight] * len(train) + [1.0] * (len(both) - len(train))
+    model.fit(samples(both), y, sample_weight=None if weight == 1.0 else w)
+    proba = model.predict_proba(samples(test))
+    best = np.argmax(proba, axis=1)
+    pred = np.asarray(model.classes_[best]).astype(str)
+    report = multiclass_report(test["label"].to_numpy(dtype=object).astype(str), pred)
+    return report | {"n_splits": 0, "pred": pred, "score": proba[np.arange(len(test)), best],
+                     "extra_n": len(both) - len(train)}  # fmt: skip
+
+
+def keyword_box_report(df: pd.DataFrame, pred: Sequence[str] | np.ndarray) -> dict[str, Any]:
+    """Accuracy and macro-F1 of the keyword boxes alone (one free-text field:
+    ``classifiers.form_features.keyword_box``), and of those of a domain (not other)."""
+    from classifiers.form_features import keyword_box
+
+    box = np.array([keyword_box(f) for f in df["form"]], dtype=bool)
+    y = df["label"].to_numpy(dtype=object).astype(str)
+    p = np.asarray(pred, dtype=object).astype(str)
+    out: dict[str, Any] = {"n": int(box.sum())}
+    if box.any():
+        sub = multiclass_report(y[box], p[box])
+        out |= {"accuracy": sub["accuracy"], "macro_f1": sub["macro_f1"]}
+        dom = box & (y != "other")
+        out["domain_n"] = int(dom.sum())
+        out["domain_recall"] = round(float(np.mean(p[dom] == y[dom])), 4) if dom.any() else 0.0
+        oth = box & (y == "other")
+        out["other_n"] = int(oth.sum())
+        out["other_kept"] = round(float(np.mean(p[oth] == "other")), 4) if oth.any() else 0.0
+    return out
 
 
 def multiclass_report(y: np.ndarray, pred: np.ndarray) -> dict[str, Any]:

@@ -35,6 +35,7 @@ __all__ = [
     "StemTokenizer",
     "as_samples",
     "host_tokens",
+    "keyword_box",
     "structure_vector",
     "text_pipeline",
 ]
@@ -355,13 +356,13 @@ def _signal(sample: FormSample, signal: str) -> str:
     if signal == "nav":
         return sample.nav
     if signal == "keyword_site":
-        if not _keyword_box(form):
+        if not keyword_box(form):
             return ""
         return f"{_signal(sample, 'title')} {_signal(sample, 'host')}"
     raise ValueError(f"unknown text signal {signal!r} (known: {', '.join(TEXT_SIGNALS)})")
 
 
-def _keyword_box(form: FormLike) -> bool:
+def keyword_box(form: FormLike) -> bool:
     """One free-text field (plus at most one select, e.g. a category): a box whose
     own words rarely say what it searches, so the site has to."""
     data = [f for f in form.fields if f.type not in NON_DATA_TYPES]
@@ -381,7 +382,7 @@ TEXT_SIGNALS = (
     "attrs",
     "host",
     "nav",
-    "keyword_site",  # title and host words, of keyword boxes only (``_keyword_box``)
+    "keyword_site",  # title and host words, of keyword boxes only (``keyword_box``)
 )
 
 #: host labels that say nothing about a site's content

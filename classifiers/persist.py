@@ -64,6 +64,7 @@ _MUST_MATCH = {"python": 2, "scikit-learn": 2, "numpy": 1, "scipy": 1}
 _TRAIN_HINT = {
     "searchable": "formhunter train searchable --out {dir}",
     "domain": "formhunter train domain --out {dir}",
+    "context": "formhunter train context --out {dir}",
 }
 
 

@@ -371,6 +371,8 @@ class Catalogue:
         self._probes: list[tuple[Any, ...]] = []
         self._form_probes: list[tuple[Any, ...]] = []
         self._run_updates: dict[int, dict[str, Any]] = {}
+        #: later verdicts of forms already buffered or stored (``revise_form``)
+        self._revised: list[tuple[Any, ...]] = []
         self._flushers: list[Flusher] = []
         self._form_keys: dict[int, set[tuple[str, str]]] = {}
         self.commits = 0
@@ -622,6 +624,13 @@ class Catalogue:
         return {(a, b) for a, b in self.con.execute(
             "SELECT DISTINCT site, signature FROM form_probes").fetchall()}  # fmt: skip
 
+    def revise_form(self, run_id: int, site: str, signature: str, verdict: Verdict) -> None:
+        """Buffer a later verdict of a form this run already has (the site's evidence made it
+        relevant): its domain, domain score and relevant flag change at the next commit."""
+        with self._lock:
+            self._revised.append((verdict.domain, verdict.domain_score, verdict.relevant,
+                                  run_id, site, signature))  # fmt: skip
+
     def record_learning(self, run_id: int, *, at_page: int, n_paths: int, seconds: float,
                         features: dict[str, Any], learner: str = "",
                         note: str = "") -> None:  # fmt: skip
@@ -652,6 +661,11 @@ class Catalogue:
                 insert_arrow(con, "forms", self.forms.take())
                 insert_arrow(con, "form_fields", self.fields.take())
                 insert_arrow(con, "form_paths", self.paths.take())
+                if self._revised:
+                    con.executemany(
+                        "UPDATE forms SET domain = ?, domain_score = ?, relevant = ?"
+                        " WHERE run_id = ? AND site = ? AND signature = ?", self._revised)
+                    self._revised = []
                 if self._learning:
                     con.executemany(
                         "INSERT INTO learning_iterations (run_id, iteration, learned_at, at_page,"

@@ -59,6 +59,19 @@ class FormCritic(Protocol):
 
 
 @runtime_checkable
+class SiteAwareCritic(FormCritic, Protocol):
+    """A critic whose earlier verdicts a site's later pages can revise (issue 24).
+
+    ``revisit_site(site, share_on_topic)``: the share of the site's fetched pages that
+    are on the crawl's topic so far; returns (form signature, new verdict) for the
+    site's earlier forms that this evidence now makes relevant (each at most once).
+    """
+
+    def revisit_site(self, site: str, share_on_topic: float) -> list[tuple[str, Verdict]]:
+        ...
+
+
+@runtime_checkable
 class LinkScorer(Protocol):
     """Places links in the multi-level frontier.
 

@@ -7,7 +7,11 @@ runs, stage by stage over the batch:
 5. classify (``PageClassifier.page_scores``: one call per batch),
 6. judge the forms new to their site (``FormCritic.judge_many``: one call per batch),
 7. record each page in fetch order (``Catalogue.add_page``/``add_form``, the crawl
-   policy's site budget, the path seed -> ... -> page from parent pointers, ``PathIndex``),
+   policy's site budget, the path seed -> ... -> page from parent pointers, ``PathIndex``);
+   with a critic that reads its site (``SiteAwareCritic``), the share of the site's
+   pages on topic so far revisits the site's earlier verdicts: a form now relevant is
+   revised in the catalogue, counted, and told to the learners with the page when it is
+   on it,
 8. learn (``Learner.observe`` with a ``PageOutcome``),
 9. score the batch's new outlinks the crawl policy keeps (``frontier.policy``: follow
    rules, link rules) in one ``LinkScorer.score`` call and persist them
@@ -30,7 +34,7 @@ import logging
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import duckdb
@@ -52,6 +56,7 @@ from formhunter.interfaces import (
     LinkScorer,
     PageClassifier,
     PageOutcome,
+    SiteAwareCritic,
 )
 from formhunter.model import Form, Page, Verdict
 from formhunter.parse import dom_offset_terms, parse_page
@@ -247,6 +252,8 @@ class Pipeline:
         self.policy = self._policy()
         self._new_scorer: LinkScorer | None = None
         self._states_at = -1  # stats.pages when the learners' states were last saved
+        #: site -> [pages fetched and parsed, of them on topic] (for ``_revisit``)
+        self._site_topic: dict[str, list[int]] = {}
 
     @classmethod
     def open(cls, settings: Settings, strategy: Strategy, catalogue: Catalogue, run_id: int, *,
@@ -458,8 +465,10 @@ class Pipeline:
                 if verdict.relevant:
                     st.relevant += 1
                     new_relevant += 1
+        revised = self._revisit(page, out.on_topic) if page is not None else []
+        st.relevant += len(revised)
         charge(st, "catalogue", t0)
-        self.policy.page(entry.site, new_searchable, new_relevant)
+        self.policy.page(entry.site, new_searchable, new_relevant + len(revised))
         if page is not None:
             if result.redirects:
                 final = canonicalize(page.final_url)
@@ -467,10 +476,32 @@ class Pipeline:
                     self.frontier.add_redirect_target(final, page.depth, at_page=seq)
             score = out.score or 0.0
             if self.components.learners:
-                self._learn(entry, page, score, it.verdicts, hops)
+                on_page = {f.signature: f for f in page.forms} if revised else {}
+                later = [(on_page[sig], v) for sig, v in revised if sig in on_page]
+                if later:  # the learners hear of them with this page, which holds them
+                    page = replace(page, forms=[*it.new_forms, *(f for f, _ in later)])
+                self._learn(entry, page, score, [*it.verdicts, *(v for _, v in later)], hops)
             self._outlinks(entry, page, score, out.on_topic, seq, links)
         elif self.components.learners:
             self._failed(entry)
+
+    def _revisit(self, page: Page, on_topic: bool) -> list[tuple[str, Verdict]]:
+        """Count the page for its site; the site's earlier forms its evidence now makes
+        relevant, revised in the catalogue: (signature, verdict)."""
+        critic = self.components.critic
+        if not isinstance(critic, SiteAwareCritic):
+            return []
+        counts = self._site_topic.setdefault(page.site, [0, 0])
+        counts[0] += 1
+        counts[1] += bool(on_topic)
+        try:
+            found = critic.revisit_site(page.site, counts[1] / counts[0])
+        except Exception:
+            self.fault("critic")
+            return []
+        for sig, verdict in found:
+            self.catalogue.revise_form(self.run_id, page.site, sig, verdict)
+        return found
 
     def _learn(self, entry: Entry, page: Page, page_score: float, verdicts: list[Verdict],
                hops: list[tuple[str, str]] | None) -> None:  # fmt: skip

@@ -34,6 +34,8 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--errors", type=int, default=10)
     p.add_argument("--no-searchable", action="store_true")
+    p.add_argument("--frozen", action="store_true",
+                   help="the frozen test split (fit on the rest) instead of the CV: once, at the end")
     args = p.parse_args()
 
     real = load_real_forms()
@@ -44,8 +46,10 @@ def main() -> None:
         print(f"  {label:<8} {kind:<36} forms={len(g):>4} sites={g['site'].nunique():>4}  "
               + ", ".join(f"{s} ({n})" for s, n in sources))
 
-    report, data_hash = evaluate_kind("domain", _params("domain"))
-    print(f"\n== domain: site-grouped {report['n_splits']}-fold CV on {report['n']} real forms "
+    report, data_hash = evaluate_kind("domain", _params("domain"), frozen=args.frozen)
+    print(f"\n== domain ({'frozen split' if args.frozen else 'CV'}; with data/models/context: "
+          f"form + page + lexicon): site-grouped {report['n_splits']}-fold CV on {report['n']} "
+          f"real forms "
           f"(+{report['extra_n']} curated in training folds only), data {data_hash}")
     print(f"  macro P={report['macro_precision']:.4f} R={report['macro_recall']:.4f} "
           f"F1={report['macro_f1']:.4f} accuracy={report['accuracy']:.4f}")
@@ -55,7 +59,7 @@ def main() -> None:
 
     from formhunter.trainers.critic import domain_data
 
-    df, _, _, _ = domain_data()
+    df = domain_data(split="frozen" if args.frozen else "tune")[0]
     wrong = [i for i in range(len(df)) if report["pred"][i] != df["label"][i]]
     wrong.sort(key=lambda i: -report["score"][i])
     print(f"\n== the {args.errors} most confident domain errors (of {len(wrong)})")

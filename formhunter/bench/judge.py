@@ -5,7 +5,9 @@ domains' seeds, HTML answers with status 200 only, padded to ``page_kb`` KB of
 realistic boilerplate); ``run_judge_bench`` times one ``formhunter judge DIR``
 process over them (start-up and model loading included) and the judging loop
 alone in this process (one process), and returns the figures: pages per second
-of wall time, and per CPU second (which a busy shared machine does not distort).
+of wall time, and per CPU second (which a busy shared machine does not distort),
+how many form lines carry a page score (the page classifiers' topic score of the
+whole page, computed in the same call) and the machine's load average around the run.
 Run it with ``python scripts/bench_judge.py``.
 """
 
@@ -64,6 +66,8 @@ class JudgeFigures:
     cli_cpu_seconds: float
     loop_seconds: float
     loop_cpu_seconds: float
+    page_scored: int = 0
+    load: tuple[float, float] = (0.0, 0.0)
 
     @property
     def cli_pages_per_s(self) -> float:
@@ -85,6 +89,9 @@ class JudgeFigures:
             "cli_pages_per_cpu_s": round(self.pages / self.cli_cpu_seconds, 1),
             "loop_pages_per_s": round(self.loop_pages_per_s, 1),
             "loop_pages_per_cpu_s": round(self.pages / self.loop_cpu_seconds, 1),
+            "cli_cpu_ms_per_page": round(1000 * self.cli_cpu_seconds / self.pages, 2),
+            "page_scored_lines": self.page_scored,
+            "load_1min_before_after": [round(x, 2) for x in self.load],
         }  # fmt: skip
 
 
@@ -94,6 +101,7 @@ def run_judge_bench(folder: Path, domain: str = "book") -> JudgeFigures:
 
     files = list(page_files([folder]))
     size = sum(f.stat().st_size for f in files) / 1e6
+    load0 = os.getloadavg()[0]
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.run(
@@ -103,6 +111,7 @@ def run_judge_bench(folder: Path, domain: str = "book") -> JudgeFigures:
     cli = time.perf_counter() - t0
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)  # the CLI and its parse workers
     cli_cpu = (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime)
+    load1 = os.getloadavg()[0]
     if proc.returncode not in (0, 1):
         raise RuntimeError(f"judge exited {proc.returncode}: {proc.stderr[-2000:]}")
     rows = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
@@ -117,4 +126,5 @@ def run_judge_bench(folder: Path, domain: str = "book") -> JudgeFigures:
         searchable=sum(bool(r.get("searchable")) for r in rows),
         errors=sum("error" in r for r in rows), cli_seconds=cli, cli_cpu_seconds=cli_cpu,
         loop_seconds=loop, loop_cpu_seconds=loop_cpu,
+        page_scored=sum(r.get("page_score") is not None for r in rows), load=(load0, load1),
     )  # fmt: skip

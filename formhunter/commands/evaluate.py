@@ -11,6 +11,11 @@ pack pages joining the training folds; ``page --frozen`` trains on every real pa
 outside the frozen split and scores the frozen split once (a report, no gate). ``--pin`` records the
 measured values and data hash there (a floor per domain: 0.75, or the measured
 F1 of a domain below that); lowering a floor needs ``--floor X --allow-lower-floor``.
+With a shipped context model (data/models/context) the domain figures are those of the
+critic's two-stage decision (form, page and lexicon), the domain model alone beside them.
+The domain model's CV leaves out the frozen test split (data/splits/forms_frozen.json);
+``--frozen`` scores that split once instead (fit on the rest; no gate, no pin): a figure
+to report at the end of a piece of work, never to tune on.
 """
 
 from __future__ import annotations
@@ -56,6 +61,22 @@ def _report(kind: str, report: dict[str, Any]) -> None:
         print(f"  {label:<12} P={m['precision']:.4f} R={m['recall']:.4f} "
               f"F1={m['f1']:.4f} n={m['support']}")  # fmt: skip
     _print_confusion(report["labels"], report["confusion"])
+    _print_boxes(report)
+    alone = report.get("form_only")
+    if alone:
+        print(f"the domain model alone (form text; no page, no lexicon): macro-F1="
+              f"{alone['macro_f1']:.4f} accuracy={alone['accuracy']:.4f}; "
+              + " ".join(f"{k}={v['f1']:.3f}" for k, v in alone["per_label"].items()))
+        _print_boxes(alone)
+
+
+def _print_boxes(report: dict[str, Any]) -> None:
+    box = report.get("keyword_boxes")
+    if box and box.get("n"):
+        print(f"keyword boxes (one free-text field): n={box['n']} accuracy={box['accuracy']:.4f} "
+              f"macro-F1={box['macro_f1']:.4f}; of a domain: {box['domain_n']}, recall "
+              f"{box['domain_recall']:.4f}; other: {box['other_n']}, kept other "
+              f"{box['other_kept']:.4f}")  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
@@ -65,15 +86,17 @@ def run(args: argparse.Namespace) -> int:
         read_baselines,
         read_manifest,
     )
+    from formhunter.exceptions import UsageError
     from formhunter.trainers.evaluate import GATED_METRIC, evaluate_kind
 
     if args.frozen:
         return run_frozen(args)
     kinds = [args.kind] if args.kind else ["searchable", "domain", "page"]
     if args.model and len(kinds) > 1:
-        from formhunter.exceptions import UsageError
-
         raise UsageError("--model needs a kind: formhunter evaluate searchable|domain --model DIR")
+    if args.frozen and (kinds != ["domain"] or args.pin):
+        raise UsageError("--frozen scores the domain model only, without --pin: "
+                         "formhunter evaluate domain --frozen")  # fmt: skip
     status = 0
     baselines = read_baselines()
     for kind in kinds:
@@ -81,12 +104,16 @@ def run(args: argparse.Namespace) -> int:
         manifest = read_manifest(model_dir)
         params = {k: v for k, v in manifest.get("params", {}).items() if k != "random_state"}
         report, data_hash = evaluate_kind(
-            kind, params, domains_dir=args.domains_dir, n_splits=args.folds
+            kind, params, domains_dir=args.domains_dir, n_splits=args.folds, frozen=args.frozen
         )
         metric = GATED_METRIC[kind]
         value = float(report[metric])
-        print(f"== {kind} (model {model_dir}, {report['n_splits']}-fold CV grouped by site)")
+        how = ("the frozen test split, fit on the rest" if args.frozen
+               else f"{report['n_splits']}-fold CV grouped by site")  # fmt: skip
+        print(f"== {kind} (model {model_dir}, {how})")
         _report(kind, report)
+        if args.frozen:
+            continue
         if manifest.get("data_hash") != data_hash:
             print(f"note: the model was trained on other data ({manifest.get('data_hash')} != "
                   f"{data_hash}); retrain with: formhunter train {kind}")  # fmt: skip
@@ -151,6 +178,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model", help="model directory (default: data/models/KIND)")
     p.add_argument("--domains-dir", help="folder of domain packs (default: domains/)")
     p.add_argument("--folds", type=int, default=5, help="cross-validation folds (default 5)")
+    p.add_argument("--frozen", action="store_true",
+                   help="domain: score the frozen test split once (fit on the rest; no gate)")
     p.add_argument("--pin", action="store_true", help="record the result in data/baselines.json")
     p.add_argument("--floor", type=float, help="with --pin: set the floor")
     p.add_argument("--allow-lower-floor", action="store_true",

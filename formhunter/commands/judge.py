@@ -6,7 +6,11 @@ stands for the ``*.html``/``*.htm`` files and the WARC files (``*.warc``,
 ``*.warc.gz``, as ``crawl --warc`` writes them) under it (recursively, sorted); a
 WARC file stands for its HTML responses, each with its own URL. One JSON line per
 form, in file order and then document order: file, url, form_index, action,
-method, searchable, searchable_score, domain, domain_score, relevant.
+method, searchable, searchable_score, domain, domain_score, relevant,
+page_score, page_topic. ``page_score`` is the page classifier's topic score of the
+whole page for ``page_topic``: the target domain, or without ``--domain`` the
+domain the page is most about (null with the heuristic critic); the trained critic's
+domain decision reads it beside the form (``classifiers.context``).
 Without ``--domain`` no form is relevant (there is no target), the other fields
 are filled as usual. ``--url`` is the URL of every page given (it resolves
 relative actions, and its host is part of the domain model's site context);
@@ -48,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     jobs = args.jobs or (min(os.cpu_count() or 1, 4) if len(files) >= PARALLEL_FROM else 1)
     failed = 0
     out = sys.stdout
-    for row in judge_files(lambda: make_critic(args), files, args.url, jobs):
+    for row in judge_files(lambda: make_critic(args), files, args.url, jobs, args.domain):
         failed += "error" in row
         out.write(json.dumps(row, ensure_ascii=False) + "\n")
     out.flush()

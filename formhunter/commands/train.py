@@ -1,12 +1,14 @@
-"""``formhunter train searchable|domain|page|link``: fit a model and report on it.
+"""``formhunter train searchable|domain|context|page|link``: fit a model and report on it.
 
 One multi-class domain model serves every domain: it is trained on all packs in
 domains/ (plus ``_other`` as negatives), and the critic calls a form relevant
 when its best domain is the crawl's ``--domain``. ``--domain NAME`` checks that
 pack NAME exists and has enough labelled forms before training.
 
-``page`` trains a domain's page classifier (Pr(topic | page)) from the real pages
-and its pack with a site-grouped CV report on the real pages (``--domain all``:
+``context`` trains the critic's second stage (the domain from the form, its page and its
+site: ``classifiers.context``) on the real forms' out-of-fold domain probabilities and
+their pages' topic scores. ``page`` trains a domain's page classifier (Pr(topic |
+page)) from the real pages and its pack with a site-grouped CV report on the real pages (``--domain all``:
 every domain); ``link`` builds the offline multi-level link
 classifier (the FFC's, used by the ``offline`` and ``ache-offline-online``
 strategies) from backward paths to known relevant-form pages of a link graph:
@@ -145,6 +147,30 @@ def run_domain(args: argparse.Namespace) -> int:
     warn_small(counts, args.domain)
     if args.from_catalogue:
         print_next_to_label(model, args.from_catalogue, args.suggest)
+    return 0
+
+
+def run_context(args: argparse.Namespace) -> int:
+    from classifiers.persist import DEFAULT_MODELS, model_path, read_manifest
+    from formhunter.trainers.context import train_context_model
+
+    out = Path(args.out) if args.out else models_root(args) / "context"
+    manifest = read_manifest(model_path("domain", args.models))
+    params = {k: v for k, v in manifest.get("params", {}).items() if k != "random_state"}
+    for key in ("signals", "char_blocks"):
+        if key in params:
+            params[key] = tuple(tuple(x) if isinstance(x, list) else x for x in params[key])
+    _, metrics = train_context_model(out, domain_params=params, n_splits=args.folds,
+                                     models_dir=args.models or None)  # fmt: skip
+    for name in ("form_only", "with_page"):
+        m = metrics[name]
+        box = m["keyword_boxes"]
+        print(f"{name:<10} macro-F1={m['macro_f1']:.4f} accuracy={m['accuracy']:.4f}  keyword "
+              f"boxes: n={box['n']} accuracy={box['accuracy']:.4f} macro-F1={box['macro_f1']:.4f}"
+              f" domain recall={box['domain_recall']:.4f} other kept={box['other_kept']:.4f}")
+        print("           " + " ".join(f"{k}={v['f1']:.3f}" for k, v in m["per_label"].items()))
+    print(f"whole pages: {metrics['whole_pages']} of {metrics['n']}; weights {metrics['coef']}")
+    print(f"model written to {out} (ship it: --out {DEFAULT_MODELS / 'context'})")
     return 0
 
 
@@ -350,6 +376,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     pg.add_argument("--folds", type=int, default=5, help="cross-validation folds (default 5)")
     _models_flag(pg)
     pg.set_defaults(func=run_page)
+
+    cx = targets.add_parser(
+        "context",
+        help="the critic's second stage: the form's domain from the form, its page and site",
+        description="Train the context model (classifiers.context) on the real labelled forms "
+        "(the frozen split left out): the domain model's out-of-fold probabilities, the page "
+        "classifiers' topic scores over each form's whole page (data/realforms/pages.jsonl.gz)"
+        " and whether it is a keyword box; prints the site-grouped CV with and without the "
+        "page. Uses the domain model's parameters and the page classifiers of <models>.",
+    )
+    cx.add_argument("--out", help="model directory (default: <models>/context)")
+    cx.add_argument("--folds", type=int, default=5, help="cross-validation folds (default 5)")
+    _models_flag(cx)
+    cx.set_defaults(func=run_context)
 
     lk = targets.add_parser(
         "link",

@@ -1,7 +1,10 @@
 """Judge saved pages with a form critic: HTML files and the HTML responses of WARC files
 (``crawl --warc``), parsed the way the crawler parses them (in worker processes when
 asked) and judged in batches; one dict per form (``formhunter judge`` prints them as JSON
-lines; ``bench judge`` times them)."""
+lines; ``bench judge`` times them). Each dict carries ``page_score`` and ``page_topic``:
+the page classifiers' topic score of the whole page for the target domain (or, without
+one, for the domain the page is most about), which the trained critic's domain decision
+reads beside the form (``classifiers.context``); None with a critic without page models."""
 
 from __future__ import annotations
 
@@ -24,6 +27,8 @@ WARC_BODY_BYTES = 10_000_000
 #: one page to judge: (file, its URL or None for the file's URI, its body or None to
 #: read the file)
 Job = tuple[Path, str | None, bytes | None]
+#: characters of a page's text the topic score reads (``classifiers.page_classifier.page_text``)
+PAGE_TEXT_CHARS = 50_000
 
 
 def page_files(paths: Sequence[str | Path]) -> Iterator[Path]:
@@ -71,7 +76,8 @@ def parse_one(job: Job) -> tuple[Path, Page | str]:
         page = _parse(path, url, body)
     except ParseError as exc:
         return path, str(exc)
-    page.links, page.leaves, page.text = [], [], ""  # not judged; costly to pickle
+    page.links, page.leaves = [], []  # not judged; costly to pickle
+    page.text = page.text[:PAGE_TEXT_CHARS] if page.forms else ""
     return path, page
 
 
@@ -91,11 +97,30 @@ def parsed_pages(
         yield pool.imap(parse_one, todo, chunksize=8)
 
 
+def _page_topics(critic: Any, pages: list[Page]) -> tuple[tuple[Any, ...], list[str]]:
+    """((topics,) to pass on to ``judge_many``, their domains), or ((), []) without them."""
+    from formhunter.critics.trained import FormCritic
+
+    if isinstance(critic, FormCritic) and critic.topic_domains:
+        return (critic.page_topics(pages),), critic.topic_domains
+    return (), []
+
+
+def _page_score(topics: tuple[Any, ...], names: list[str], k: int,
+                target: str | None) -> tuple[float | None, str | None]:  # fmt: skip
+    if not topics:
+        return None, None
+    row = topics[0][k]
+    j = names.index(target) if target in names else int(row.argmax())
+    return round(float(row[j]), 4), names[j]
+
+
 def judge_files(
     make_critic: Callable[[], Any],
     files: Iterable[Path],
     url: str | None = None,
     jobs: int = 1,
+    target: str | None = None,
 ) -> Iterator[dict]:
     """One dict per form of each file (or one {"file", "error"} per failed file), in order.
 
@@ -109,8 +134,11 @@ def judge_files(
         def flush() -> Iterator[dict]:
             if not batch:
                 return
-            verdicts = critic.judge_many([(page.forms, page) for _, page in batch])
-            for (path, page), page_verdicts in zip(batch, verdicts, strict=True):
+            pages = [page for _, page in batch]
+            topics, names = _page_topics(critic, pages)
+            verdicts = critic.judge_many([(page.forms, page) for page in pages], *topics)
+            for k, ((path, page), page_verdicts) in enumerate(zip(batch, verdicts, strict=True)):
+                score, topic = _page_score(topics, names, k, target)
                 for form, v in zip(page.forms, page_verdicts, strict=True):
                     yield {
                         "file": str(path),
@@ -123,6 +151,8 @@ def judge_files(
                         "domain": v.domain,
                         "domain_score": v.domain_score,
                         "relevant": v.relevant,
+                        "page_score": score,
+                        "page_topic": topic,
                     }
             batch.clear()
 

@@ -3,7 +3,10 @@
 ``FormCritic`` (critic "default") chains the two trained models
 of ACHE's HIFI: the searchable-form tree on structure, then, for searchable
 forms only, the multi-class domain SVM on text. A form is relevant when it is
-searchable and its best-scoring domain is the crawl's target. ``HeuristicCritic``
+searchable and its best-scoring domain is the crawl's target. Where the models hold a
+``context`` model (``classifiers.context``, ``formhunter train context``), the domain
+decision also reads the page: the page classifiers' topic scores over the whole page
+text, and in a crawl the site's evidence (``revisit_site``). ``HeuristicCritic``
 (critic "heuristic") needs no model: keyword rules on the form plus the target
 pack's keywords.
 """
@@ -17,9 +20,17 @@ from typing import Any
 
 import numpy as np
 
+from classifiers.context import ContextBundle, lexicon_text
 from classifiers.datasets import OTHER, domains_root, iter_packs, load_pack
 from classifiers.fast_inference import Checked
-from classifiers.form_features import STRUCTURE_FEATURES, FormSample, structure_vector
+from classifiers.form_features import (
+    STRUCTURE_FEATURES,
+    FormSample,
+    keyword_box,
+    structure_vector,
+)
+from classifiers.lexicon import lexicon_scores
+from classifiers.page_classifier import page_text
 from classifiers.persist import load_model, model_info, model_path
 from formhunter.exceptions import ModelError, UsageError
 from formhunter.model import Form, Page, Verdict
@@ -64,6 +75,15 @@ class FormCritic:
         self.domain_model, self.domain_manifest = load_model(domain_dir, "domain")
         self.classes_ = [str(c) for c in self.domain_model.classes_]
         self._checked: dict[str, Checked] = {}
+        context_dir = model_path("context", models_dir)
+        self.context: ContextBundle | None = None
+        if (context_dir / "manifest.json").is_file():
+            self.context, self.context_manifest = load_model(context_dir, "context")
+        #: searchable forms not of the target domain, per site, that site evidence may
+        #: still make relevant: signature -> (domain probabilities, page topics, keyword
+        #: box, searchable score, lexicon scores)
+        self._pending: dict[str, dict[str, tuple[np.ndarray, np.ndarray, bool, float,
+                                                 np.ndarray]]] = {}  # fmt: skip
         if domain and (domain not in self.classes_ or domain == OTHER):
             known = ", ".join(c for c in self.classes_ if c != OTHER)
             raise ModelError(
@@ -85,16 +105,31 @@ class FormCritic:
             checked = self._checked[which] = Checked(model, which)
         return checked(samples)
 
+    @property
+    def topic_domains(self) -> list[str]:
+        """The domains ``page_topics`` scores, in column order (none without a context model)."""
+        return list(self.context.topics.domains_) if self.context is not None else []
+
+    def page_topics(self, pages: Sequence[Page]) -> np.ndarray:
+        """Topic score of each page (rows) for each of ``topic_domains`` (columns), from the
+        page's title and whole text (``classifiers.page_classifier.page_text``)."""
+        if self.context is None:
+            return np.zeros((len(pages), 0))
+        return self.context.topics.scores([page_text(p) for p in pages])
+
     def judge(self, forms: Sequence[Form], page: Page) -> list[Verdict]:
         """One verdict per form, in order; all forms of a page are scored in one batch."""
         return self.judge_many([(forms, page)])[0]
 
-    def judge_many(self, batch: Sequence[tuple[Sequence[Form], Page]]) -> list[list[Verdict]]:
+    def judge_many(
+        self, batch: Sequence[tuple[Sequence[Form], Page]], topics: np.ndarray | None = None
+    ) -> list[list[Verdict]]:
         """``judge`` over many pages: one list of verdicts per (forms, page), in order.
 
         All forms of the batch go through each model in one ``predict_proba`` call
         (the models' per-call overhead dwarfs their per-form cost); every verdict
-        equals the one ``judge`` gives for its page alone.
+        equals the one ``judge`` gives for its page alone. ``topics``: the pages'
+        ``page_topics`` when already computed (rows in batch order).
         """
         samples = [s for forms, page in batch for s in _samples(forms, page)]
         if not samples:
@@ -106,9 +141,22 @@ class FormCritic:
         idx = np.flatnonzero(searchable)
         if len(idx):
             proba = self._proba("domain", [samples[i] for i in idx])
+            classes = self.classes_
+            if self.context is not None:
+                if topics is None:
+                    topics = self.page_topics([page for _, page in batch])
+                row = np.repeat(np.arange(len(batch)), [len(forms) for forms, _ in batch])
+                boxes = np.array([keyword_box(samples[i].form) for i in idx])
+                page_t = topics[row[idx]]
+                form_p = proba
+                lex = lexicon_scores([lexicon_text(samples[i]) for i in idx], self.topic_domains)
+                proba = self.context.proba(form_p, classes, page_t, boxes, lex)
+                classes = [str(c) for c in self.context.classes_]
+                self._remember(batch, row, idx, form_p, page_t, boxes, lex, proba, classes,
+                               s_score)  # fmt: skip
             best = np.argmax(proba, axis=1)
             for j, i in enumerate(idx):
-                domains[i] = self.classes_[best[j]]
+                domains[i] = classes[best[j]]
                 d_score[i] = proba[j, best[j]]
         verdicts = [
             Verdict(
@@ -125,6 +173,62 @@ class FormCritic:
         for forms, _ in batch:
             out.append(verdicts[start:start + len(forms)])
             start += len(forms)
+        return out
+
+    #: pending forms kept per site, and sites kept (oldest dropped first)
+    PENDING_PER_SITE = 8
+    PENDING_SITES = 20_000
+
+    def _remember(self, batch: Sequence[tuple[Sequence[Form], Page]], row: np.ndarray,
+                  idx: np.ndarray, form_p: np.ndarray, page_t: np.ndarray, boxes: np.ndarray,
+                  lex: np.ndarray, proba: np.ndarray, classes: list[str],
+                  s_score: np.ndarray) -> None:  # fmt: skip
+        """Keep the searchable forms not judged of the target domain for ``revisit_site``."""
+        if not self.domain:
+            return
+        forms = [f for fs, _ in batch for f in fs]
+        best = np.argmax(proba, axis=1)
+        for j, i in enumerate(idx):
+            if classes[best[j]] == self.domain:
+                continue
+            site = batch[row[i]][1].site
+            kept = self._pending.setdefault(site, {})
+            if len(kept) < self.PENDING_PER_SITE:
+                kept[forms[i].signature] = (form_p[j], page_t[j], bool(boxes[j]),
+                                            round(float(s_score[i]), 4), lex[j])  # fmt: skip
+        while len(self._pending) > self.PENDING_SITES:
+            del self._pending[next(iter(self._pending))]
+
+    def revisit_site(self, site: str, share_on_topic: float) -> list[tuple[str, Verdict]]:
+        """The site's earlier forms that its evidence now makes relevant: (signature, verdict).
+
+        ``share_on_topic``: the share of the site's fetched pages on the target's topic.
+        Each pending form of the site is judged again with its page's topic score for the
+        target raised to that share (the site says what its database holds, as the page
+        does); forms now of the target domain are returned and forgotten.
+        """
+        kept = self._pending.get(site)
+        if not kept or self.context is None or not self.domain:
+            return []
+        cols = self.topic_domains
+        if self.domain not in cols:
+            return []
+        k = cols.index(self.domain)
+        sigs = list(kept)
+        form_p = np.array([kept[s][0] for s in sigs])
+        topics = np.array([kept[s][1] for s in sigs])
+        topics[:, k] = np.maximum(topics[:, k], share_on_topic)
+        boxes = np.array([kept[s][2] for s in sigs])
+        lex = np.array([kept[s][4] for s in sigs])
+        proba = self.context.proba(form_p, self.classes_, topics, boxes, lex)
+        classes = [str(c) for c in self.context.classes_]
+        out = []
+        for j, sig in enumerate(sigs):
+            b = int(np.argmax(proba[j]))
+            if classes[b] == self.domain:
+                out.append((sig, Verdict(True, kept[sig][3], self.domain,
+                                         round(float(proba[j, b]), 4), True)))  # fmt: skip
+                del kept[sig]
         return out
 
 

@@ -36,6 +36,7 @@ from classifiers.searchable import (
     cross_validate_searchable,
     nav_near_misses,
 )
+from classifiers.splits import FROZEN_FILE, frozen_sites
 from formhunter.exceptions import UsageError
 from formhunter.trainers.packs import load_formasaurus, load_pack_forms, load_real_forms
 
@@ -43,7 +44,7 @@ __all__ = ["domain_data", "searchable_data", "train_domain_model", "train_search
 
 
 def domain_data(
-    root: Path | str | None = None, extra: pd.DataFrame | None = None,
+    root: Path | str | None = None, extra: pd.DataFrame | None = None, *, split: str = "tune",
 ) -> tuple[pd.DataFrame, pd.DataFrame, list[str], list[Path]]:
     """(real searchable forms, curated searchable forms, labels left out, data files).
 
@@ -51,11 +52,21 @@ def domain_data(
     catalogue) joins the curated forms. Labels with fewer than ``MIN_FORMS`` forms
     (all together) are left out. The real forms are what the domain model is
     measured on; the curated ones are extra training data.
+
+    ``split``: "tune" (default) leaves out every form, real or curated, of a site of
+    the frozen test split (``classifiers.splits``); "frozen" gives the real forms of
+    those sites only (the curated ones as for "tune"); "all" leaves nothing out.
     """
+    if split not in ("tune", "frozen", "all"):
+        raise UsageError(f"split must be tune, frozen or all, not {split!r}")
     curated = load_pack_forms(root=root)
     real = load_real_forms(root)
     curated = curated[curated["searchable"].astype(bool)]
     real = real[real["searchable"].astype(bool)]
+    frozen = frozen_sites() if split != "all" else frozenset()
+    held = real["site"].isin(frozen)
+    curated = curated[~curated["site"].isin(frozen)]
+    real = real[held] if split == "frozen" else real[~held]
     if extra is not None and len(extra):
         cols = ["site", "url", "title", "label", "form", "pack"]
         curated = pd.concat([curated[cols], extra[cols]], ignore_index=True)
@@ -64,7 +75,10 @@ def domain_data(
     curated = curated[~curated["label"].isin(skipped)].reset_index(drop=True)
     real = real[~real["label"].isin(skipped)].reset_index(drop=True)
     names = sorted(set(curated["pack"]) - {"_other"})
-    return real, curated, skipped, [*pack_files(names, root), *real_files(root)]
+    files = [*pack_files(names, root), *real_files(root)]
+    if frozen:
+        files.append(FROZEN_FILE)
+    return real, curated, skipped, files
 
 
 def train_domain_model(

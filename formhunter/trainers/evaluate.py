@@ -19,6 +19,8 @@ def evaluate_kind(
     *,
     domains_dir: Path | str | None = None,
     n_splits: int = 5,
+    frozen: bool = False,
+    context: dict[str, Any] | str | None = "shipped",
 ) -> tuple[dict[str, Any], str]:
     """Site-grouped CV of a model kind on its labelled data: (report, data hash).
 
@@ -26,10 +28,21 @@ def evaluate_kind(
     otherwise. The report holds the gated metric under ``GATED_METRIC[kind]``.
     ``page``: the page classifier on the real pages outside the frozen split, per
     domain one-vs-rest (``classifiers.page_classifier.evaluate_real``).
+    The domain model's CV leaves out the frozen test split (``classifiers.splits``);
+    ``frozen`` (domain only) instead fits on everything else and scores that split
+    once. The domain report also has ``keyword_boxes`` (``keyword_box_report``).
+
+    ``context`` (domain only): the parameters of the critic's second stage
+    (``classifiers.context``; "shipped": those of data/models/context when it exists,
+    else none). With them the report is the critic's two-stage domain decision
+    (``formhunter.trainers.context.evaluate_context``; ``form_only`` holds the domain
+    model alone), which is what the gate checks; None: the domain model alone.
     """
     from classifiers.datasets import data_hash
 
     params = dict(params or {})
+    if frozen and kind != "domain":
+        raise ModelError("only the domain model has a frozen test split")
     if kind == "searchable":
         from classifiers.searchable import (
             SearchableFormClassifier,
@@ -51,15 +64,41 @@ def evaluate_kind(
         report["f1_formasaurus_labels"] = binary_report(raw, report["pred"])["f1"]
         return report, data_hash(files)
     if kind == "domain":
-        from classifiers.domain import REAL_WEIGHT, DomainFormClassifier, cross_validate_domain
+        from classifiers.domain import (
+            REAL_WEIGHT,
+            DomainFormClassifier,
+            cross_validate_domain,
+            holdout_domain,
+            keyword_box_report,
+        )
         from formhunter.trainers.critic import domain_data
 
         for key in ("signals", "char_blocks"):
             if key in params:
                 params[key] = tuple(tuple(x) if isinstance(x, list) else x for x in params[key])
         real, curated, _, files = domain_data(domains_dir)
-        report = cross_validate_domain(real, DomainFormClassifier(**params), n_splits,
-                                       extra=curated, weight=REAL_WEIGHT)  # fmt: skip
+        if context == "shipped":
+            from classifiers.persist import DEFAULT_MODELS, read_manifest
+
+            shipped = DEFAULT_MODELS / "context" / "manifest.json"
+            context = ({"C": read_manifest(shipped.parent)["params"]["C"]}
+                       if shipped.is_file() and domains_dir is None else None)  # fmt: skip
+        if isinstance(context, dict):
+            from formhunter.trainers.context import context_files, evaluate_context
+
+            test = domain_data(domains_dir, split="frozen")[0] if frozen else None
+            report, _ = evaluate_context(real, curated, params, C=float(context.get("C", 1.0)),
+                                         n_splits=n_splits, frozen=test)  # fmt: skip
+            return report, data_hash([*files, *context_files()])
+        model = DomainFormClassifier(**params)
+        if frozen:
+            test = domain_data(domains_dir, split="frozen")[0]
+            report = holdout_domain(real, test, model, extra=curated, weight=REAL_WEIGHT)
+            real = test
+        else:
+            report = cross_validate_domain(real, model, n_splits, extra=curated,
+                                           weight=REAL_WEIGHT)  # fmt: skip
+        report["keyword_boxes"] = keyword_box_report(real, report["pred"])
         return report, data_hash(files)
     if kind == "page":
         from classifiers.page_classifier import (

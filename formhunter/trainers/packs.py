@@ -114,14 +114,15 @@ def load_real_forms(root: Path | str | None = None) -> pd.DataFrame:
     """The real labelled forms (``real_files``), one row per form, searchable or not.
 
     Columns: those of ``load_pack_forms`` (``real`` True, ``source`` the provenance as
-    one string). A record without a URL gets ``http://<site>/`` so that the model
-    still sees the site's host. Rows whose HTML holds no form are dropped.
+    one string, ``key`` "<pack>/<file>:<line>"). A record without a URL gets
+    ``http://<site>/`` so that the model still sees the site's host. Rows whose HTML
+    holds no form are dropped.
     """
     base = domains_root(root)
     rows: list[dict[str, Any]] = []
     for path in real_files(base):
         pack = path.parent.name
-        for rec in read_jsonl(path):
+        for i, rec in enumerate(read_jsonl(path)):
             site = str(rec.get("site") or "")
             url = str(rec.get("url") or (f"http://{site}/" if site else ""))
             form = form_from_html(str(rec.get("html", "")), url, str(rec.get("context", "")))
@@ -137,9 +138,10 @@ def load_real_forms(root: Path | str | None = None) -> pd.DataFrame:
                     "site_name": str(rec.get("site_name") or ""),
                     "nav": _nav_text(rec.get("nav")),
                     "source": _source_text(rec.get("source")),
+                    "key": f"{pack}/{path.name}:{i}",
                 }
             )  # fmt: skip
-    return pd.DataFrame(rows, columns=[*_COLUMNS, "source"]).assign(real=True)
+    return pd.DataFrame(rows, columns=[*_COLUMNS, "source", "key"]).assign(real=True)
 
 
 def load_formasaurus(path: Path | str | None = None) -> pd.DataFrame:
