@@ -8,8 +8,8 @@ pack NAME exists and has enough labelled forms before training.
 ``context`` trains the critic's second stage (the domain from the form, its page and its
 site: ``classifiers.context``) on the real forms' out-of-fold domain probabilities and
 their pages' topic scores. ``page`` trains a domain's page classifier (Pr(topic |
-page)) from the real pages and its pack with a site-grouped CV report on the real pages (``--domain all``:
-every domain); ``link`` builds the offline multi-level link
+page)) from the real pages and its pack with a site-grouped CV report on the real
+pages (``--domain all``: every domain); ``link`` builds the offline multi-level link
 classifier (the FFC's, used by the ``offline`` and ``ache-offline-online``
 strategies) from backward paths to known relevant-form pages of a link graph:
 an earlier crawl's catalogue, a simulated web, or link/form tables in files.

@@ -79,6 +79,10 @@ class FormCritic:
         self.context: ContextBundle | None = None
         if (context_dir / "manifest.json").is_file():
             self.context, self.context_manifest = load_model(context_dir, "context")
+            if {str(c) for c in self.context.classes_} != set(self.classes_):
+                # trained beside another domain model (e.g. a user's with a new domain):
+                # the form model alone decides until `formhunter train context` is rerun
+                self.context = None
         #: searchable forms not of the target domain, per site, that site evidence may
         #: still make relevant: signature -> (domain probabilities, page topics, keyword
         #: box, searchable score, lexicon scores)

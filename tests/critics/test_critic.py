@@ -282,7 +282,8 @@ def test_cli_judge_train_domains(
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [r["form_index"] for r in rows] == [0, 1, 2]
     assert set(rows[0]) == {"file", "url", "form_index", "action", "method", "searchable",
-                            "searchable_score", "domain", "domain_score", "relevant"}  # fmt: skip
+                            "searchable_score", "domain", "domain_score", "relevant",
+                            "page_score", "page_topic"}  # fmt: skip
     assert {r["url"] for r in rows} == {"http://ex.com/"}  # the page's URL (WARC pages: each own)
     assert rows[2]["relevant"] and rows[2]["action"] == "http://ex.com/books"
     # issue 12: a page that cannot be read gets an error line, and the exit code says so
