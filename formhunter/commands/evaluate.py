@@ -89,14 +89,14 @@ def run(args: argparse.Namespace) -> int:
     from formhunter.exceptions import UsageError
     from formhunter.trainers.evaluate import GATED_METRIC, evaluate_kind
 
-    if args.frozen:
+    if args.frozen and args.kind == "page":
         return run_frozen(args)
     kinds = [args.kind] if args.kind else ["searchable", "domain", "page"]
     if args.model and len(kinds) > 1:
         raise UsageError("--model needs a kind: formhunter evaluate searchable|domain --model DIR")
     if args.frozen and (kinds != ["domain"] or args.pin):
-        raise UsageError("--frozen scores the domain model only, without --pin: "
-                         "formhunter evaluate domain --frozen")  # fmt: skip
+        raise UsageError("--frozen scores one kind once, without --pin: "
+                         "formhunter evaluate domain|page --frozen")  # fmt: skip
     status = 0
     baselines = read_baselines()
     for kind in kinds:
@@ -178,12 +178,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model", help="model directory (default: data/models/KIND)")
     p.add_argument("--domains-dir", help="folder of domain packs (default: domains/)")
     p.add_argument("--folds", type=int, default=5, help="cross-validation folds (default 5)")
-    p.add_argument("--frozen", action="store_true",
-                   help="domain: score the frozen test split once (fit on the rest; no gate)")
     p.add_argument("--pin", action="store_true", help="record the result in data/baselines.json")
     p.add_argument("--floor", type=float, help="with --pin: set the floor")
     p.add_argument("--allow-lower-floor", action="store_true",
                    help="with --pin --floor: allow lowering a pinned floor")  # fmt: skip
     p.add_argument("--frozen", action="store_true",
-                   help="page: score the frozen split of the real pages once (no gate)")
+                   help="domain or page: score its frozen test split once (fit on the rest; "
+                   "no gate, no pin)")
     p.set_defaults(func=run)
