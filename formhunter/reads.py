@@ -43,7 +43,8 @@ def snapshot_time(path: Path) -> str:
 
 
 COLUMNS = ("run_id", "started_at", "finished_at", "domain", "strategy", "max_pages", "pages",
-           "forms", "searchable_forms", "relevant_forms", "harvest_rate",
+           "forms", "searchable_forms", "relevant_forms", "harvest_rate", "sites",
+           "sites_relevant", "domain_sites_without", "pages_per_site",
            "learning_iterations", "status", "end_reason")  # fmt: skip
 
 RUNS_SQL = """
@@ -53,9 +54,20 @@ SELECT r.run_id, r.started_at, r.finished_at, r.domain, r.strategy, r.max_pages,
        coalesce(f.relevant, 0) AS relevant_forms,
        CASE WHEN coalesce(p.n, 0) > 0 THEN CAST(coalesce(f.relevant, 0) AS DOUBLE) / p.n
             ELSE 0.0 END AS harvest_rate,
+       coalesce(p.sites, 0) AS sites, coalesce(fs.n, 0) AS sites_relevant,
+       coalesce(ds.n, 0) AS domain_sites_without,
+       CASE WHEN coalesce(p.sites, 0) > 0 THEN CAST(p.n AS DOUBLE) / p.sites
+            ELSE 0.0 END AS pages_per_site,
        coalesce(l.n, 0) AS learning_iterations, r.status, {end_reason} AS end_reason
 FROM runs r
-LEFT JOIN (SELECT run_id, count(*) AS n FROM pages GROUP BY run_id) p USING (run_id)
+LEFT JOIN (SELECT run_id, count(*) AS n, count(DISTINCT site) AS sites FROM pages
+           GROUP BY run_id) p USING (run_id)
+LEFT JOIN (SELECT run_id, count(DISTINCT site) AS n FROM forms WHERE relevant
+           GROUP BY run_id) fs USING (run_id)
+LEFT JOIN (SELECT run_id, count(DISTINCT site) AS n FROM pages pg WHERE on_topic
+           AND NOT EXISTS (SELECT 1 FROM forms f WHERE f.run_id = pg.run_id
+                           AND f.site = pg.site AND f.relevant)
+           GROUP BY run_id) ds USING (run_id)
 LEFT JOIN (SELECT run_id, count(*) AS n, count(*) FILTER (WHERE searchable) AS searchable,
                   count(*) FILTER (WHERE relevant) AS relevant
            FROM forms GROUP BY run_id) f USING (run_id)

@@ -173,7 +173,10 @@ def run_one(web: Any, graph: Any, seed_web: int, domain: str, strategy: str, pag
         it["n_terms"] = len(terms)
     return {
         "web": seed_web, "domain": domain, "strategy": strategy, "pages": m["pages"],
-        "relevant": m["relevant"], "reason": result.reason,
+        "relevant": m["relevant"], "site_coverage": m["site_coverage"],
+        "sites_relevant": m["sites_relevant"], "form_sites": m["form_sites"],
+        "form_sites_entered_without": m["form_sites_entered_without"],
+        "pages_per_form_site": m["pages_per_form_site"], "reason": result.reason,
         "missed": _missed(graph, domain, pages_df, forms_df),
         "budget": _budget(web, graph, domain, pages_df),
         "learning_iterations": result.stats.learning_iterations,
@@ -226,7 +229,11 @@ def main(argv: list[str] | None = None) -> int:
                     its = row.get("iterations", [])
                     ov = [x.get("overlap") for x in row["reranks"] if "overlap" in x]
                     print(f"web {w} {d} {s} r{r}: {row['pages']} pages, "
-                          f"{row['relevant']} relevant, missed {row['missed']['total']} "
+                          f"{row['relevant']} relevant, site coverage "
+                          f"{row['site_coverage']:.2f} ({row['sites_relevant']}/"
+                          f"{row['form_sites']}, entered w/o "
+                          f"{row['form_sites_entered_without']}), "
+                          f"missed {row['missed']['total']} "
                           f"({row['missed']['on_visited_sites']} on visited sites), "
                           f"budget {row['budget']}, "
                           f"{row['learning_iterations']} iterations at pages "

@@ -29,11 +29,13 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
 import os
 import random
 import shutil
 import subprocess
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from classifiers.sites import site_of
 from formhunter.bench.oracle import Curve, TruthGraph, domain_bit, load_or_build, omniscient
 from formhunter.exceptions import ConfigError, FormhunterError, UsageError
 from formhunter.simweb.server import proxy_process
@@ -200,10 +203,10 @@ def crawl_run(strategy: str, domain: str, seeds: Sequence[str], pages: int, repe
 
 
 def run_frames(con: Any, run_id: int) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """A run's pages (seq, url, on_topic) and forms (found_after_pages, site, signature,
+    """A run's pages (seq, url, site, on_topic) and forms (found_after_pages, site, signature,
     relevant, searchable) from its catalogue connection: what ``judge`` reads."""
     pages = con.execute(
-        "SELECT seq, url, coalesce(on_topic, false) AS on_topic FROM pages"
+        "SELECT seq, url, site, coalesce(on_topic, false) AS on_topic FROM pages"
         " WHERE run_id = ? ORDER BY seq", [run_id]).df()  # fmt: skip
     forms = con.execute(
         "SELECT found_after_pages, site, signature, coalesce(relevant, false) AS relevant,"
@@ -237,16 +240,44 @@ def judge(graph: TruthGraph, domain: str, pages_df: pd.DataFrame,
     t_rel[in_truth] = rel_key[kid[in_truth]]
     t_srch[in_truth] = graph.key_searchable[kid[in_truth]]
     sites = forms_df["site"].to_numpy()[t_rel]
+    page_sites = (pages_df["site"] if "site" in pages_df
+                  else pages_df["url"].map(site_of)).tolist()  # fmt: skip
     return {
+        **site_figures(graph.form_sites(domain), page_sites, set(sites.tolist())),
         "relevant": cum(t_rel), "searchable": cum(t_srch),
         "relevant_critic": cum(forms_df["relevant"].to_numpy(dtype=bool)),
         "searchable_critic": cum(forms_df["searchable"].to_numpy(dtype=bool)),
         "on_topic": on_topic,
         "on_topic_critic": pages_df["on_topic"].to_numpy(dtype=bool),
-        "sites_relevant": np.asarray([len(set(sites.tolist()))]),
         "forms_unmatched": np.asarray([int((~in_truth).sum())]),
         "pages_unmatched": np.asarray([int((~known).sum())]),
     }  # fmt: skip
+
+
+def site_figures(form_sites: set[str], page_sites: Sequence[str],
+                 found: set[str]) -> dict[str, np.ndarray]:  # fmt: skip
+    """Per-site figures of one crawl against the truth: ``form_sites`` hold a findable
+    relevant form, ``page_sites`` is the site of every page fetched, ``found`` the sites
+    where the crawl found a relevant form (truth). Site coverage = found / form sites."""
+    visited = Counter(page_sites)
+    entered = form_sites & visited.keys()
+    on_form_sites = sum(visited[s] for s in entered)
+    figures = {
+        "sites_relevant": len(found), "form_sites": len(form_sites),
+        "form_sites_entered": len(entered),
+        "form_sites_entered_without": len(entered - found),
+        "sites_visited": len(visited),
+        "pages_per_site": len(page_sites) / len(visited) if visited else 0.0,
+        "pages_per_form_site": on_form_sites / len(entered) if entered else 0.0,
+        "site_coverage": len(found & form_sites) / len(form_sites) if form_sites else math.nan,
+    }  # fmt: skip
+    return {k: np.asarray([v]) for k, v in figures.items()}
+
+
+#: the per-site figures of ``site_figures``, as ``metrics`` reports them
+SITE_FIGURES = ("sites_relevant", "form_sites", "form_sites_entered",
+                "form_sites_entered_without", "sites_visited", "pages_per_site",
+                "pages_per_form_site", "site_coverage")  # fmt: skip
 
 
 def curve_frame(strategy: str, domain: str, repeat: int,
@@ -274,7 +305,7 @@ def metrics(c: dict[str, np.ndarray], omni: Curve | None) -> dict[str, Any]:
         "searchable": srch, "searchable_critic": last(c["searchable_critic"]),
         "harvest_relevant": rel / n if n else 0.0, "harvest_searchable": srch / n if n else 0.0,
         "off_topic_pages": off, "loss_rate": off / n if n else 0.0,
-        "sites_relevant": int(c["sites_relevant"][0]),
+        **{k: c[k][0].item() for k in SITE_FIGURES},
         "forms_unmatched": int(c["forms_unmatched"][0]),
         "pages_unmatched": int(c["pages_unmatched"][0]),
     }  # fmt: skip
@@ -291,7 +322,7 @@ def oracle_run(graph: TruthGraph, domain: str, seeds: Sequence[str], pages: int,
     curve = omniscient(graph, domain, seeds, pages)
     dt = time.perf_counter() - t0
     n = curve.pages
-    keys = np.zeros(0, dtype=np.int64)  # sites with a relevant form found by the oracle
+    keys = np.zeros(0, dtype=np.int64)  # relevant forms found by the oracle
     if n:
         fetched = np.zeros(graph.n, dtype=bool)
         fetched[curve.nodes] = True
@@ -301,7 +332,9 @@ def oracle_run(graph: TruthGraph, domain: str, seeds: Sequence[str], pages: int,
         "relevant": curve.relevant, "searchable": curve.searchable,
         "relevant_critic": np.full(n, -1), "searchable_critic": np.full(n, -1),
         "on_topic": curve.on_topic, "on_topic_critic": curve.on_topic,
-        "sites_relevant": np.asarray([len({graph.key_site[k] for k in keys.tolist()})]),
+        **site_figures(graph.form_sites(domain), [site_of(graph.urls[u]) for u in
+                                                  curve.nodes.tolist()],
+                       {graph.key_site[k] for k in keys.tolist()}),
         "forms_unmatched": np.asarray([0]), "pages_unmatched": np.asarray([0]),
     }  # fmt: skip
     m = metrics(c, curve)

@@ -254,14 +254,21 @@ class TruthGraph:
         out[self.occ_key] = True
         return out
 
+    def form_sites(self, domain: str) -> set[str]:
+        """Sites holding a findable relevant form of ``domain`` (site coverage's denominator)."""
+        rel = self.relevant_keys(domain)[self.occ_key]
+        return {self.key_site[k] for k in np.unique(self.occ_key[rel]).tolist()}
+
     def totals(self, domain: str) -> dict[str, int]:
-        """Counts of the web for ``domain``: pages, on-topic pages, findable forms."""
+        """Counts of the web for ``domain``: pages, on-topic pages, findable forms and
+        the sites holding a findable relevant form."""
         f = self.findable()
         bit = domain_bit(domain)
         return {"pages": int(self.in_truth.sum()),
                 "on_topic_pages": int(((self.topics & bit) != 0).sum()),
                 "relevant_forms": int((f & self.relevant_keys(domain)).sum()),
-                "searchable_forms": int((f & self.key_searchable).sum())}  # fmt: skip
+                "searchable_forms": int((f & self.key_searchable).sum()),
+                "form_sites": len(self.form_sites(domain))}  # fmt: skip
 
 
 def load_or_build(web: World, cache_dir: str | Path | None) -> TruthGraph:

@@ -13,7 +13,11 @@
 - ``harvest-<domain>.png`` per domain and ``harvest-grid.png``: relevant forms
   (truth) against pages fetched, one line per strategy (mean, band = ± sd);
   with several webs also ``harvest-webs.png``: ratio to omniscient and to the keyword
-  reference per domain and strategy (mean over webs, error bar = sd).
+  reference per domain and strategy (mean over webs, error bar = sd);
+  ``harvest-sites.png``: site coverage per domain and strategy (``plot_sites``).
+
+``report.md`` opens with the site coverage table (``sites_table``): site coverage
+beside forms found, mean ± sd over webs and the sd over repeats.
 
 Plots use matplotlib's Agg backend (no display needed).
 """
@@ -45,6 +49,9 @@ COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("HR searchable %", "harvest_searchable", "{:.2%}"),
     ("loss rate", "loss_rate", "{:.1%}"),
     ("sites w/ relevant", "sites_relevant", "{:.1f}"),
+    ("site coverage", "site_coverage", "{:.2f}"),
+    ("form sites entered w/o one", "form_sites_entered_without", "{:.1f}"),
+    ("pages per form site", "pages_per_form_site", "{:.0f}"),
     ("ratio to omniscient", "ratio_omniscient", "{:.2f}"),
     ("ratio to keyword", "ratio_keyword", "{:.2f}"),
     ("wall s", "wall_s", "{:.1f}"),
@@ -78,6 +85,7 @@ def order_strategies(names: Sequence[str]) -> list[str]:
 WEB_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("relevant (truth)", "relevant", "{:.1f}"),
     ("share of web's relevant", "share_of_web", "{:.2f}"),
+    ("site coverage", "site_coverage", "{:.2f}"),
     ("ratio to omniscient", "ratio_omniscient", "{:.2f}"),
     ("ratio to keyword", "ratio_keyword", "{:.2f}"),
     ("pages used", "pages", "{:.0f}"),
@@ -93,6 +101,49 @@ def per_web(runs: pd.DataFrame, domain: str, strategy: str, col: str) -> pd.Seri
     v = pd.to_numeric(r[col], errors="coerce")
     webs = r["web"] if "web" in r else pd.Series(0, index=r.index)
     return v.groupby(webs).mean().dropna()
+
+
+def repeat_sd(runs: pd.DataFrame, domain: str, strategy: str, col: str) -> float:
+    """The spread between repeats: per web the sd of ``col`` over its repeats, averaged
+    over the webs with two or more repeats (nan when none has)."""
+    r = runs[(runs["domain"] == domain) & (runs["strategy"] == strategy)]
+    if col not in r or r.empty:
+        return math.nan
+    v = pd.to_numeric(r[col], errors="coerce")
+    webs = r["web"] if "web" in r else pd.Series(0, index=r.index)
+    sd = v.groupby(webs).std(ddof=1).dropna()
+    return float(sd.mean()) if len(sd) else math.nan
+
+
+#: Columns of the site table: (header, runs.csv column, format).
+SITE_COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("relevant (truth)", "relevant", "{:.1f}"),
+    ("ratio to omniscient", "ratio_omniscient", "{:.2f}"),
+    ("sites w/ relevant", "sites_relevant", "{:.1f}"),
+    ("form sites entered", "form_sites_entered", "{:.1f}"),
+    ("entered w/o one", "form_sites_entered_without", "{:.1f}"),
+    ("pages per form site", "pages_per_form_site", "{:.0f}"),
+    ("pages per site", "pages_per_site", "{:.1f}"),
+)
+
+
+def sites_table(runs: pd.DataFrame, domains: Sequence[str]) -> str:
+    """Markdown table of site coverage (sites with a relevant form found / sites holding
+    a findable one) beside forms found, per domain and strategy: per web the mean over
+    repeats, then mean ± sd over webs; "sd over repeats" is ``repeat_sd``."""
+    head = ("| domain | strategy | form sites | site coverage | sd over repeats | "
+            + " | ".join(h for h, _, _ in SITE_COLUMNS) + " |")  # fmt: skip
+    lines = [head, "|---|---|" + "---:|" * (3 + len(SITE_COLUMNS))]
+    for d in domains:
+        dr = runs[runs["domain"] == d]
+        for s in order_strategies(dr["strategy"].tolist()):
+            rsd = repeat_sd(runs, d, s, "site_coverage")
+            cells = [_cell(per_web(runs, d, s, "form_sites"), "{:.1f}"),
+                     _cell(per_web(runs, d, s, "site_coverage"), "{:.2f}"),
+                     "–" if math.isnan(rsd) else f"{rsd:.2f}",
+                     *[_cell(per_web(runs, d, s, c), f) for _, c, f in SITE_COLUMNS]]
+            lines.append(f"| {d} | {s} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def webs_table(runs: pd.DataFrame, domain: str) -> str:
@@ -356,6 +407,47 @@ def plot_webs(runs: pd.DataFrame, domains: Sequence[str], out: Path) -> Path:
     return p
 
 
+def plot_sites(runs: pd.DataFrame, domains: Sequence[str], out: Path) -> Path | None:
+    """``harvest-sites.png``: site coverage per domain and strategy (bars = mean over
+    webs of each web's mean over repeats, error bars = sd over webs; dots = single
+    runs, so the spread between repeats shows); None without matplotlib."""
+    try:
+        import matplotlib
+    except ImportError:
+        return None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    if "site_coverage" not in runs:
+        return None
+    names = order_strategies(runs["strategy"].tolist())
+    fig, ax = plt.subplots(figsize=(max(6.4, 1.3 * len(domains) * 1.6), 4.4), dpi=100)
+    width = 0.8 / max(len(names), 1)
+    for i, s in enumerate(names):
+        vals = [per_web(runs, d, s, "site_coverage") for d in domains]
+        m = [float(v.mean()) if len(v) else np.nan for v in vals]
+        sd = [float(v.std(ddof=1)) if len(v) > 1 else 0.0 for v in vals]
+        x = np.arange(len(domains)) + (i - (len(names) - 1) / 2) * width
+        ax.bar(x, m, width, yerr=sd, label=s, capsize=2, alpha=0.85)
+        for j, d in enumerate(domains):
+            r = runs[(runs["domain"] == d) & (runs["strategy"] == s)]
+            y = pd.to_numeric(r["site_coverage"], errors="coerce").dropna()
+            ax.plot(np.full(len(y), x[j]), y, ".", color="black", markersize=2.5)
+    ax.axhline(0.9, color="black", linewidth=0.8, linestyle=":")
+    ax.set_xticks(np.arange(len(domains)), list(domains))
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("site coverage")
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize=8, ncol=min(5, len(names)), loc="lower left")
+    ax.set_title("sites with a relevant form found / sites holding one "
+                 "(mean ± sd over webs; dots: runs)")
+    fig.tight_layout()
+    p = out / "harvest-sites.png"
+    fig.savefig(p)
+    plt.close(fig)
+    return p
+
+
 # -- the harvest report --------------------------------------------------------------
 
 
@@ -399,6 +491,15 @@ def harvest_markdown(result: HarvestResult, plots: Sequence[Path] = ()) -> str:
         "relevant (truth) / the keyword best-first reference's (no learning) on the same "
         "seeds. Mean ± sd over repeats.", "",
     ]  # fmt: skip
+    if "site_coverage" in runs:
+        lines += ["## Site coverage", "",
+                  "Site coverage = sites where a relevant form (truth) was found / sites "
+                  "holding a findable relevant form (form sites). Per web the mean over "
+                  "repeats, then mean ± sd over webs; sd over repeats = the sd between the "
+                  "repeats of one web, averaged over webs. Entered w/o one = form sites the "
+                  "crawl fetched pages of without finding a relevant form there; pages per "
+                  "form site = pages fetched on the form sites it entered / those sites.", "",
+                  sites_table(runs, plan.domains), ""]  # fmt: skip
     if len(webs) > 1:
         lines += ["## Over webs", "",
                   "Per web the mean over repeats, then mean ± sd over the webs. Share of web's "
@@ -450,6 +551,9 @@ def write_harvest(result: HarvestResult, out: Path) -> dict[str, Path]:
     plots = plot(curves, result.plan.domains, out) if len(curves) else []
     if len(result.plan.web_seeds()) > 1 and len(runs):
         plots.append(plot_webs(runs, result.plan.domains, out))
+    sites_png = plot_sites(runs, result.plan.domains, out) if len(runs) else None
+    if sites_png is not None:
+        plots.append(sites_png)
     for p in plots:
         paths[p.stem] = p
     paths["report"].write_text(harvest_markdown(result, plots), encoding="utf-8")

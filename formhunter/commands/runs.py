@@ -2,7 +2,12 @@
 
 The counts are computed from the rows the run wrote (``pages``, ``forms``,
 ``learning_iterations``), not taken from the run's saved counters; the harvest
-rate is relevant forms per page fetched. ``status`` is what the catalogue
+rate is relevant forms per page fetched. Per site: ``sites`` fetched from,
+``sites_relevant`` where a relevant form was found, ``domain_sites_without``
+sites entered with an on-topic page but no relevant form found (the crawl
+reached the domain's site and left without its form), ``pages_per_site``.
+All by the crawler's own judgement (the benchmark's site coverage uses the
+ground truth). ``status`` is what the catalogue
 records of how the run ended: ``finished`` (budget reached, frontier exhausted
 or time limit), ``interrupted`` (resume it with ``crawl --resume``) or
 ``running`` (still going, or killed before it could record its end);
@@ -54,6 +59,8 @@ def _cell(col: str, value: Any) -> str:
         return value.strftime("%Y-%m-%d %H:%M")
     if col == "harvest_rate":
         return f"{value:.4f}"
+    if col == "pages_per_site":
+        return f"{value:.1f}"
     return str(value)
 
 
@@ -71,6 +78,10 @@ TABLE = (
     Column("searchable_forms", "searchable", 5, 5, right=True),
     Column("relevant_forms", "relevant", 5, 9, right=True),
     Column("harvest_rate", "harvest", 6, 7, right=True),
+    Column("sites", "sites", 5, 2, right=True),
+    Column("sites_relevant", "sites w/ form", 13, 6, right=True),
+    Column("domain_sites_without", "on-topic w/o", 12, 5, right=True),
+    Column("pages_per_site", "pages/site", 10, 3, right=True),
     Column("learning_iterations", "learning", 4, 6, right=True),
     Column("status", "status", 8, 8),
     Column("end_reason", "ended by", 9, 7),
@@ -87,7 +98,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "runs",
         help="list the crawl runs of a catalogue",
         description="One row per crawl run: when it ran, domain, strategy, page budget, pages "
-        "fetched, (searchable, relevant) forms, harvest rate (relevant forms per page), "
+        "fetched, (searchable, relevant) forms, harvest rate (relevant forms per page), sites "
+        "fetched from, sites with a relevant form, on-topic sites left without one, pages per "
+        "site, "
         "learning iterations, status (finished, interrupted or running) and why it ended.",
     )
     p.add_argument("--db", required=True, metavar="FILE", help="the DuckDB catalogue")

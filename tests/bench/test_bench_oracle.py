@@ -62,7 +62,8 @@ def test_golden_order_and_curves() -> None:
     short = omniscient(g, "airfare", ["http://www.s.example/S"], 4)
     assert _names(g, short.nodes) == "SBEY" and short.relevant[-1] == 2
     assert g.totals("airfare") == {"pages": 10, "on_topic_pages": 3, "relevant_forms": 3,
-                                   "searchable_forms": 4}  # fmt: skip
+                                   "searchable_forms": 4, "form_sites": 1}  # fmt: skip
+    assert g.form_sites("airfare") == {"s.example"}
 
 
 def test_distances_match_a_plain_bfs() -> None:

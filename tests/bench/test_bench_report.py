@@ -48,6 +48,13 @@ def test_report_files(harvest: tuple[Path, dict[str, Path]]) -> None:
     assert (crawls["forms_unmatched"] == 0).all()
     assert (crawls["relevant"] <= omni["relevant"] + 2).all()
     assert (runs["loss_rate"].between(0, 1)).all()
+    # site coverage: sites with a relevant form found / the web's sites holding one
+    assert (runs["form_sites"] == runs["form_sites"].iloc[0]).all() and omni["form_sites"] >= 1
+    assert (runs["site_coverage"] == runs["sites_relevant"] / runs["form_sites"]).all()
+    assert (runs["form_sites_entered_without"]
+            == runs["form_sites_entered"] - runs["sites_relevant"]).all()  # fmt: skip
+    assert (runs["pages_per_site"] == runs["pages"] / runs["sites_visited"]).all()
+    assert (crawls["site_coverage"] <= omni["site_coverage"] + 0.5).all()
     curves = pd.read_parquet(paths["curves"])
     assert set(curves.columns) >= {
         "strategy",
@@ -66,12 +73,23 @@ def test_report_files(harvest: tuple[Path, dict[str, Path]]) -> None:
         assert 1 - g["on_topic"].mean() == pytest.approx(
             runs.set_index("strategy").loc[s, "loss_rate"]
         )
-    for name in ("harvest-airfare", "harvest-grid"):
+    for name in ("harvest-airfare", "harvest-grid", "harvest-sites"):
         assert paths[name].read_bytes()[:8] == PNG
     md = paths["report"].read_text()
     assert "| strategy | pages | relevant (truth) |" in md and "| omniscient | 150 |" in md
     assert "## Paper claims vs formhunter" in md and "harvest-grid.png" in md
+    assert "## Site coverage" in md and "| airfare | baseline |" in md
     assert not (out / "catalogues").exists()  # catalogues are removed unless kept
+
+
+def test_site_figures_count_sites_found_entered_and_left() -> None:
+    from formhunter.bench.harvest import site_figures
+
+    f = site_figures({"a", "b", "c", "d"}, ["a", "a", "a", "b", "x", "x"], {"a"})
+    got = {k: v[0].item() for k, v in f.items()}
+    assert got == {"sites_relevant": 1, "form_sites": 4, "form_sites_entered": 2,
+                   "form_sites_entered_without": 1, "sites_visited": 3, "pages_per_site": 2.0,
+                   "pages_per_form_site": 2.0, "site_coverage": 0.25}  # fmt: skip
 
 
 def test_seed_sets_differ_by_repeat() -> None:

@@ -92,6 +92,9 @@ def test_runs_counts_and_formats(db: Path, capsys: pytest.CaptureFixture[str]) -
                                                                            "finished")
     assert (r1["pages"], r1["forms"], r1["searchable_forms"], r1["relevant_forms"]) == (4, 3, 2, 1)
     assert r1["harvest_rate"] == 0.25 and r1["learning_iterations"] == 3
+    # one site, on topic, its relevant form found: nothing left behind there
+    assert (r1["sites"], r1["sites_relevant"], r1["domain_sites_without"],
+            r1["pages_per_site"]) == (1, 1, 0, 4.0)  # fmt: skip
     assert r1["started_at"] and r1["finished_at"] is None  # the engine sets it, not this test
     assert (r2["pages"], r2["forms"], r2["harvest_rate"], r2["learning_iterations"],
             r2["status"]) == (0, 0, 0.0, 1, "running")  # fmt: skip
@@ -101,6 +104,29 @@ def test_runs_counts_and_formats(db: Path, capsys: pytest.CaptureFixture[str]) -
     assert main(["runs", "--db", str(db)]) == 0
     out = capsys.readouterr().out
     assert "2 runs in" in out and "0.2500" in out and "finished" in out and "cfc" in out
+
+
+def test_runs_count_the_domain_sites_left_without_a_form(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    path = tmp_path / "s.duckdb"
+    with Catalogue(path) as cat:
+        r = cat.new_run(domain="book", strategy="ache", max_pages=10, config={}, seeds=[])
+        lib = _page(cat, r, 1, "http://www.lib.example/")
+        _page(cat, r, 2, "http://www.lib.example/find")
+        for i, site in enumerate(("shop.example", "news.example")):
+            url = f"http://www.{site}/"
+            page = Page(url=url, final_url=url, status=200, site=site, title=site)
+            cat.add_page(r, 3 + i, page, url=url, site=site, host=f"www.{site}", status=200,
+                         error="", content_type="text/html", depth=1, page_score=0.2,
+                         on_topic=site == "shop.example", n_bytes=100, elapsed=0.01,
+                         parent_url="", anchor="")  # fmt: skip
+        cat.add_form(r, 1, lib, _form("http://www.lib.example/s", "q"), SEARCH,
+                     found_after_pages=1, path=[])  # fmt: skip
+        cat.commit()
+    (row,) = _json(capsys, "runs", "--db", str(path))
+    # lib.example gave its form; shop.example was on topic and gave none; news is off topic
+    assert (row["sites"], row["sites_relevant"], row["domain_sites_without"],
+            row["pages_per_site"]) == (3, 1, 1, pytest.approx(4 / 3))  # fmt: skip
 
 
 def test_learning_terms_per_space(db: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -48,8 +48,10 @@ def test_runs_and_forms_with_filters(small_db: tuple[Path, dict[str, int]]) -> N
         assert [(r["run_id"], r["strategy"], r["forms"], r["relevant_forms"]) for r in runs] == [
             (1, "bfs", 3, 1), (2, "ache", 0, 0)]  # fmt: skip
         assert runs[0]["end_reason"] == "budget" and runs[0]["harvest_rate"] == 1.0
+        assert runs[0]["sites_relevant"] == 1 and runs[1]["sites_relevant"] == 0
         html = await (await c.get("/")).text()
-        assert "bfs" in html and 'href="/runs/1"' in html
+        assert "bfs" in html and 'href="/runs/1"' in html and "sites w/ form" in html
+        assert "sites w/ form" in await (await c.get("/runs/1")).text()
         one = await (await c.get("/api/runs/1")).json()
         assert one["curve"][0] == [0, 0] and one["curve"][-1] == [1, 1]
 

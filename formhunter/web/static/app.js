@@ -34,6 +34,10 @@
         set("relevant", live ? live.relevant : r.relevant_forms);
         set("harvest", (live ? live.harvest_rate : r.harvest_rate).toFixed(4));
         set("learning", live ? live.learning_iterations : r.learning_iterations);
+        set("sites-relevant", r.sites_relevant);
+        set("sites", r.sites);
+        set("sites-without", r.domain_sites_without);
+        set("pages-per-site", r.pages_per_site.toFixed(1));
         // once the crawl has ended, the run's row says how (finished, interrupted)
         var state = live && live.state !== "ended" ? live.state : r.status;
         set("state", state);
