@@ -6,6 +6,10 @@ tasks (``TaskParser`` may parse there; a renderer renders there), and hands them
 one batch to ``Pipeline.process`` (steps 4-9) once ``crawl.batch_pages`` wait, the
 first has waited ``crawl.batch_seconds``, or nothing else is in flight. A link stays
 in flight until its batch is recorded; a learner's new scorer is swapped in after it.
+With ``crawl.ordered_block`` the pages are recorded in the order their links were
+handed out, a block at a time, and a link is handed out only while fewer than
+``max_in_flight`` are out and unrecorded: each link is then chosen from the state
+the same recorded pages left, however fast each fetch came back (``_Ordered``).
 
 Commit points (``Catalogue.commit``, one transaction) come every
 ``commit_every_pages`` pages or ``commit_every_seconds`` seconds, before every
@@ -55,6 +59,8 @@ log = logging.getLogger(__name__)
 
 Listener = Callable[[str, "Engine"], None]
 Companion = Callable[["Engine"], Awaitable[None]]
+#: a completed fetch waiting to be recorded
+Done = tuple[Entry, "asyncio.Task[tuple[FetchResult, Page | None]]"]
 
 
 def _wake(fut: asyncio.Future[None]) -> None:
@@ -92,6 +98,8 @@ class Engine:
         # completed fetches waiting for the next batch, and when the first arrived
         self._ready: list[tuple[Entry, asyncio.Task[tuple[FetchResult, Page | None]]]] = []
         self._ready_since = 0.0
+        self._ordered = _Ordered(settings.crawl.ordered_block) if settings.crawl.ordered_block \
+            else None  # fmt: skip
         self._waiter: asyncio.Future[None] | None = None
         self.renderer: Any = None
         self.parse_pool: ParsePool | None = None  # with crawl.parse_workers
@@ -221,18 +229,33 @@ class Engine:
             now = time.monotonic()
             t0 = clock()
             c0 = self._commit_clock
-            taken = self.stats.pages + len(self._tasks) + len(self._ready)
-            while len(self._tasks) < max_in_flight and taken < s.max_pages:
+            order = self._ordered
+            # fetches out: in flight (ordered: also completed and waiting for their block)
+            out = len(self._tasks) + (order.waiting if order else 0)
+            taken = self.stats.pages + out + len(self._ready)
+            starved = taken >= s.max_pages
+            while out < max_in_flight and not starved:
                 entry = self.pipeline.policy.next_link(now)
                 if entry is None:
+                    starved = True
                     break
                 task = asyncio.ensure_future(self._fetch(entry))
                 task.add_done_callback(self._arrived)
                 self._tasks[task] = entry
+                if order is not None:
+                    order.handed_out(task)
+                out += 1
                 taken += 1
+                starved = taken >= s.max_pages
             # refills commit first; that time is the catalogue's, not the frontier's
             c1 = self._commit_clock
             charge(self.stats, "frontier", t0, (c1[0] - c0[0], c1[1] - c0[1]))
+            if order is not None:
+                block = order.block(starved or out >= max_in_flight)
+                if block:
+                    self._process(block)
+                    self._maybe_commit()
+                    continue
             ready = self._ready
             if ready and (not self._tasks or len(ready) >= batch_pages
                           or now - self._ready_since >= batch_seconds):  # fmt: skip
@@ -247,7 +270,7 @@ class Engine:
             # Wake for: a fetch completing, a parked host becoming due (only while a
             # fetch slot is free), the batch's latency bound; at most every 0.25 s.
             hint = None
-            if len(self._tasks) < max_in_flight and taken < s.max_pages:
+            if out < max_in_flight and taken < s.max_pages:
                 hint = self.frontier.wait_hint(time.monotonic())
             t0 = clock()
             if self._tasks:
@@ -275,15 +298,22 @@ class Engine:
         entry = self._tasks.pop(task, None)
         if entry is None or task.cancelled():
             return  # cancelled by _cancel_inflight, which abandons the entry
-        if not self._ready:
+        if self._ordered is not None:
+            self._ordered.arrived(task, entry)
+        elif not self._ready:
             self._ready_since = time.monotonic()
-        self._ready.append((entry, task))
+        if self._ordered is None:
+            self._ready.append((entry, task))
         if self._waiter is not None:
             _wake(self._waiter)
 
     def _process_ready(self) -> None:
         """Process the queued completed fetches as one batch (a failed task raises here)."""
         ready, self._ready = self._ready, []
+        self._process(ready)
+
+    def _process(self, ready: list[Done]) -> None:
+        """Record one batch of completed fetches, in the given order (module doc)."""
         if self.warc is not None:
             for _, task in ready:
                 r = task.result()[0]
@@ -295,8 +325,13 @@ class Engine:
             self._emit("page")
 
     def _drain(self, reason: str) -> str:
-        """Before the loop ends: process what was fetched already; returns ``reason``."""
-        if self._ready:
+        """Before the loop ends: process what was fetched already (ordered: up to the
+        first link still in flight); returns ``reason``."""
+        if self._ordered is not None:
+            done = self._ordered.prefix()
+            if done:
+                self._process(done)
+        elif self._ready:
             self._process_ready()
         return reason
 
@@ -324,6 +359,8 @@ class Engine:
         now = time.monotonic()
         entries = [entry for entry, _ in self._ready]
         self._ready = []
+        if self._ordered is not None:
+            entries += self._ordered.clear()
         if self._tasks:
             tasks = dict(self._tasks)
             for task in tasks:
@@ -404,3 +441,57 @@ async def crawl(settings: Settings, catalogue: Catalogue, *, seeds: Iterable[str
     for listener in listeners:
         engine.listen(listener)
     return await engine.run()
+
+
+class _Ordered:
+    """Completed fetches held until they can be recorded in hand-out order, ``size``
+    at a time (``crawl.ordered_block``; module doc)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.number: dict[asyncio.Task[Any], int] = {}  # hand-out number of each task
+        self.done: dict[int, Done] = {}
+        self.next_out = 0  # numbers handed out
+        self.next_in = 0  # the next number to record
+
+    @property
+    def waiting(self) -> int:
+        """Completed but not yet recorded."""
+        return len(self.done)
+
+    def handed_out(self, task: asyncio.Task[Any]) -> None:
+        self.number[task] = self.next_out
+        self.next_out += 1
+
+    def arrived(self, task: asyncio.Task[Any], entry: Entry) -> None:
+        self.done[self.number.pop(task)] = (entry, task)
+
+    def block(self, starved: bool) -> list[Done]:
+        """The next block when all of it completed: ``size`` pages, or fewer when no
+        more links are handed out now (``starved``: none ready, the budget is out or
+        ``max_in_flight`` are out)."""
+        end = min(self.next_in + self.size, self.next_out)
+        if end == self.next_in or (end - self.next_in < self.size and not starved):
+            return []
+        if any(i not in self.done for i in range(self.next_in, end)):
+            return []
+        return self._take(end)
+
+    def prefix(self) -> list[Done]:
+        """The completed pages up to the first still in flight."""
+        end = self.next_in
+        while end in self.done:
+            end += 1
+        return self._take(end)
+
+    def _take(self, end: int) -> list[Done]:
+        out = [self.done.pop(i) for i in range(self.next_in, end)]
+        self.next_in = end
+        return out
+
+    def clear(self) -> list[Entry]:
+        """Forget everything; the entries completed and not recorded."""
+        entries = [entry for entry, _ in self.done.values()]
+        self.done.clear()
+        self.number.clear()
+        return entries

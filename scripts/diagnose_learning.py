@@ -11,7 +11,7 @@ with those the new scorer fetches (1.0: the re-rank changed nothing).
     .venv/bin/python scripts/diagnose_learning.py --webs 11,12 --domains airfare,hotel \
         --strategies baseline,ache,ache-offline-online --pages 3000 [--out DIR]
         [--repeats 3] [--concurrency 64] [--learning stall_pages=0]
-        [--stopping max_pages_per_site=200]
+        [--stopping max_pages_per_site=200] [--crawl ordered_block=16]
 
 Writes ``diagnosis.json`` (every figure) into ``--out``. Harness only: measures, fixes nothing.
 """
@@ -180,6 +180,8 @@ def run_one(web: Any, graph: Any, seed_web: int, domain: str, strategy: str, pag
         "missed": _missed(graph, domain, pages_df, forms_df),
         "budget": _budget(web, graph, domain, pages_df),
         "learning_iterations": result.stats.learning_iterations,
+        "pages_per_s": round(result.stats.pages_per_second, 1),
+        "errors": dict(result.stats.errors),
         "seconds": round(time.perf_counter() - t0, 1),
         **{k: v for k, v in state.items() if k != "prev"},
     }  # fmt: skip
@@ -203,10 +205,12 @@ def main(argv: list[str] | None = None) -> int:
                     help="override a [stopping] setting (repeatable)")
     ap.add_argument("--frontier", action="append", default=[], metavar="KEY=NUMBER",
                     help="override a [frontier] setting, e.g. reserve_by_level=0 (repeatable)")
+    ap.add_argument("--crawl", action="append", default=[], metavar="KEY=NUMBER",
+                    help="override a [crawl] setting, e.g. ordered_block=16 (repeatable)")
     args = ap.parse_args(argv)
     overrides = {section: {k: float(v) if "." in v else int(v)
                            for k, v in (x.split("=", 1) for x in getattr(args, section))}
-                 for section in ("learning", "stopping", "frontier")}  # fmt: skip
+                 for section in ("learning", "stopping", "frontier", "crawl")}  # fmt: skip
     from formhunter.bench.harvest import default_cache_dir
     from formhunter.bench.oracle import load_or_build
     from formhunter.simweb import SimWeb
@@ -238,7 +242,8 @@ def main(argv: list[str] | None = None) -> int:
                           f"budget {row['budget']}, "
                           f"{row['learning_iterations']} iterations at pages "
                           f"{[i['at_page'] for i in its]}, repo {row.get('repository')}, "
-                          f"overlap {[round(x, 2) for x in ov]}, {row['seconds']}s",
+                          f"overlap {[round(x, 2) for x in ov]}, errors {row['errors']}, "
+                          f"{row['pages_per_s']} pages/s, {row['seconds']}s",
                           flush=True)  # fmt: skip
                     (out / "diagnosis.json").write_text(json.dumps(rows, indent=1, default=str))
     return 0

@@ -79,12 +79,16 @@ class Frontier:
     """The crawl frontier of one run (module doc).
 
     ``commit`` is called before a refill or a re-rank so that the store holds
-    every link found so far (the engine passes its commit point).
+    every link found so far (the engine passes its commit point). With
+    ``refill_by_pages`` (the engine's ``crawl.ordered_block``), memory holding only
+    links of hosts that must wait is refilled once so many links were done since the
+    last refill, not after ``refill_interval`` seconds: the crawl then takes the same
+    links however long each step took.
     """
 
     def __init__(self, store: FrontierStore, settings: FrontierSettings, *, n_levels: int,
                  commit: Callable[[], None], ready_in: ReadyIn | None = None,
-                 per_host: int = 1) -> None:  # fmt: skip
+                 per_host: int = 1, refill_by_pages: int = 0) -> None:  # fmt: skip
         self.store = store
         self.settings = settings
         self.commit = commit
@@ -93,6 +97,8 @@ class Frontier:
         self.inflight: dict[int, Entry] = {}
         self.refills = 0
         self._last_refill = -math.inf
+        self.refill_by_pages = refill_by_pages
+        self._done_since_refill = 0
 
     @property
     def n_levels(self) -> int:
@@ -188,10 +194,13 @@ class Frontier:
         so that a few slow hosts neither stall the crawl nor cause a refill per step.
         """
         entry = self.levels.pop(now)
-        if (entry is None and self.levels.n_queued == 0
-                and (len(self.levels) == 0
-                     or now - self._last_refill >= self.settings.refill_interval)):  # fmt: skip
+        if self.refill_by_pages:
+            due = self._done_since_refill >= self.refill_by_pages
+        else:
+            due = now - self._last_refill >= self.settings.refill_interval
+        if entry is None and self.levels.n_queued == 0 and (len(self.levels) == 0 or due):
             self._last_refill = now
+            self._done_since_refill = 0
             if self.refill():
                 entry = self.levels.pop(now)
         if entry is not None:
@@ -200,6 +209,7 @@ class Frontier:
 
     def done(self, entry: Entry, state: str, reason: str = "", now: float = 0.0) -> None:
         """The fetch of ``entry`` ended with ``state`` (fetched/failed/skipped)."""
+        self._done_since_refill += 1
         self.inflight.pop(entry.lid, None)
         self.store.mark(entry.lid, state, reason)
         self.levels.release(entry, now)

@@ -28,7 +28,8 @@ def _levels(store: FrontierStore, settings: Settings, commit: Callable[[], None]
             n_levels: int, ready_in: ReadyIn | None = None, per_host: int = 1,
             **_: Any) -> Frontier:  # fmt: skip
     return Frontier(store, settings.frontier, n_levels=n_levels, commit=commit,
-                    ready_in=ready_in, per_host=per_host)  # fmt: skip
+                    ready_in=ready_in, per_host=per_host,
+                    refill_by_pages=settings.crawl.ordered_block)  # fmt: skip
 
 
 @register("frontier", "tree")

@@ -96,11 +96,12 @@ class PageLimit:
 
 
 class FormLimit:
-    """``max_forms_per_site`` distinct searchable forms."""
+    """``max_forms_per_site`` distinct searchable forms that are not relevant (relevant
+    forms never count: a directory wants every entry point of a site)."""
 
     def reason(self, site: str, budget: SiteBudget) -> str:
         n = budget.settings.max_forms_per_site
-        return "site-forms" if n and budget.forms[site] >= n else ""
+        return "site-forms" if n and budget.forms[site] - budget.relevant[site] >= n else ""
 
 
 class RelevantFormLimit:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
+import random
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from itertools import pairwise
@@ -16,6 +18,8 @@ from protego import Protego
 
 from formhunter.catalogue import Catalogue
 from formhunter.config import Settings, load_settings
+from formhunter.engine import Engine
+from formhunter.fetch import Fetcher
 from formhunter.interfaces import LinkRecord, LinkScorer, PageOutcome, RecordScorer
 from formhunter.registry import register
 from formhunter.simweb.server import ProxyHandle, running_proxy
@@ -297,6 +301,42 @@ def test_pages_are_classified_and_judged_in_batches(proxy: ProxyHandle, tmp_path
     sum(range(200_000))
     assert cpu > 0 and (st.seconds, st.cpu_seconds) == (wall, cpu)  # frozen at the end
     cat.close()
+
+
+class _JitteryFetcher(Fetcher):
+    """The real fetcher, each fetch held back a random 0-30 ms first: another machine load."""
+
+    def __init__(self, settings: Any, seed: int) -> None:
+        super().__init__(settings)
+        self.rng = random.Random(seed)
+
+    async def fetch(self, url: str) -> Any:
+        await asyncio.sleep(self.rng.random() * 0.03)
+        return await super().fetch(url)
+
+
+def test_ordered_blocks_make_a_learning_crawl_independent_of_fetch_timing(
+        proxy: ProxyHandle, tmp_path: Path) -> None:  # fmt: skip
+    """With crawl.ordered_block, pages are recorded in hand-out order: two crawls whose
+    fetches come back in other orders fetch the same pages, learn at the same pages and
+    find the same forms (no crawl-delay: politeness waits are timing too)."""
+    runs = []
+    for i, jitter in enumerate((1, 2)):
+        settings = _settings(proxy, tmp_path / f"o{i}.duckdb",
+                             crawl={"strategy": "ache", "max_pages": 150, "ordered_block": 8},
+                             learning={"threshold": 2, "retrain_pages": 20},
+                             fetch={"concurrency": 16, "max_crawl_delay": 0.0})  # fmt: skip
+        cat = Catalogue(settings.crawl.db)
+        result = asyncio.run(Engine(settings, cat, seeds=proxy.web.seeds("airfare", 6),
+                                    fetcher=_JitteryFetcher(settings.fetch, jitter)).run())
+        assert result.reason == "budget" and not result.stats.faults
+        runs.append([cat.con.execute(q).fetchall() for q in (
+            "SELECT url FROM pages ORDER BY seq",
+            "SELECT at_page FROM learning_iterations ORDER BY iteration",
+            "SELECT site, signature, found_after_pages FROM forms ORDER BY form_id")])
+        cat.close()
+    assert runs[0][1], "the crawl learned"
+    assert runs[0] == runs[1]
 
 
 def test_batch_settings(tmp_path: Path) -> None:

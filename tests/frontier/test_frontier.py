@@ -136,8 +136,16 @@ def test_site_budget_closes_sites() -> None:
     assert b.reason("a") == ""
     b.page("a", 0, 0)
     assert b.reason("a") == "site-pages"
-    b.page("b", 2, 1)
+    b.page("b", 2, 0)
     assert b.reason("b") == "site-forms"
+    # relevant forms never count: a site with one booking form per property stays open
+    b.page("h", 2, 2)
+    b.page("h", 1, 1)
+    assert b.reason("h") == ""
+    b.page("h", 1, 0)
+    assert b.reason("h") == "site-pages"  # its third page: the page limit still holds
+    b.page("m", 3, 1)
+    assert b.reason("m") == "site-forms"  # two searchable forms that are not relevant
     c = SiteBudget(StoppingSettings(max_pages_per_site=0, max_forms_per_site=0,
                                     max_pages_without_form=2))  # fmt: skip
     c.page("x", 1, 0)
@@ -152,7 +160,7 @@ def test_site_budget_extends_the_page_limit() -> None:
                                     extend_pages=3))  # fmt: skip
     for _ in range(2):
         b.page("a", 0, 0)
-    b.page("f", 1, 1)
+    b.page("f", 1, 0)
     assert b.reason("a") == "site-pages" and b.reason("f") == "site-forms"
     assert b.extend() == ["a"]  # a site closed by its forms stays closed
     assert b.reason("a") == "" and b.reason("f") == "site-forms"
