@@ -49,7 +49,8 @@ def cmd_harvest(args: argparse.Namespace) -> int:
         concurrency=args.concurrency, slow_delay=args.slow_delay,
         keep_catalogues=args.keep_catalogues, learning_threshold=args.learning_threshold,
         config=_settings_file(args.config), webs=args.webs or (),
-        references=() if args.no_references else ("keyword", "random"), world=args.world,
+        references=() if args.no_references else ("keyword",) if args.no_random
+        else ("keyword", "random"), world=args.world,
     )  # fmt: skip
     return _harvest_report(run_harvest(plan, progress=not args.quiet and sys.stderr.isatty()), out)
 
@@ -270,6 +271,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     h.add_argument("--no-references", action="store_true",
                    help="run neither keyword nor random (the omniscient ceiling is always "
                    "computed): a part re-run to --merge over a report that has them")  # fmt: skip
+    h.add_argument("--no-random", action="store_true",
+                   help="run the keyword reference but not random (the floor)")
     h.add_argument("--merge", nargs="+", metavar="DIR",
                    help="run nothing: merge the reports of parts run apart (other domains, "
                    "strategies or webs, e.g. on several machines, same --pages) into one "
