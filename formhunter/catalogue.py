@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -171,6 +172,8 @@ PATH_SCHEMA = pa.schema(
 
 #: DuckDB's file header (magic and two database headers), before the first block.
 _HEADER_BYTES = 3 * 4096
+#: DuckDB's words for a file another process holds (not "block" of a checksum error)
+_LOCKED = re.compile(r"could not set lock|conflicting lock|\block(ed)? by\b", re.IGNORECASE)
 _DAMAGED_HINT = "formhunter neither reads nor writes it: restore a copy, or use another --db"
 #: A catalogue never needs an extension; DuckDB would download one to read a SQLite file.
 DUCKDB_CONFIG: dict[str, str | bool | int | float | list[str]] = {
@@ -356,10 +359,13 @@ class Catalogue:
             self.con = duckdb.connect(str(self.path), read_only=read_only, config=DUCKDB_CONFIG)
         except duckdb.Error as exc:
             msg = str(exc).splitlines()[0]
-            if "lock" in msg.lower():
+            if _LOCKED.search(msg):
                 raise CatalogueError(
                     f"{self.path} is in use by another process (DuckDB allows one writer): {msg}"
                 ) from exc
+            if "corrupt" in msg.lower() or "checksum" in msg.lower():
+                raise CatalogueError(
+                    f"cannot open {self.path}: it is damaged ({msg}). {_DAMAGED_HINT}") from exc
             raise CatalogueError(f"cannot open {self.path} as a DuckDB catalogue: {msg}") from exc
         self._lock = threading.Lock()
         self.pages = RowBuffer(PAGE_SCHEMA)

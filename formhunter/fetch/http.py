@@ -372,7 +372,7 @@ class Fetcher:
             if len(result.redirects) >= self.settings.max_redirects:
                 result.fail("too-many-redirects", f"more than {self.settings.max_redirects}")
                 return
-            target = normalize_url(ada_url.join_url(current, location)) if location else None
+            target = _redirect_target(current, location)
             if target is None:
                 result.fail("bad-redirect", f"unusable Location {location!r}")
                 return
@@ -538,3 +538,14 @@ class Fetcher:
             except (aiohttp.ClientError, TimeoutError):
                 pass
         resp.close()
+
+
+def _redirect_target(current: str, location: str) -> str | None:
+    """The absolute, normalised URL a ``Location`` header points at; None when it is
+    empty or unparsable (``http://[::1``): the fetch fails as ``bad-redirect``."""
+    if not location:
+        return None
+    try:
+        return normalize_url(ada_url.join_url(current, location))
+    except ValueError:
+        return None

@@ -75,6 +75,8 @@ def damage(good: Path, kind: str, out: Path) -> Path:
     elif kind == "garbage-block":
         at = HEADER + bs * (n_blocks - 1)
         data = data[:at] + rng.randbytes(bs) + data[at + bs :]
+    elif kind == "header-random-128":  # issue 29: it blamed "another process"
+        data = data[:4096] + rng.randbytes(128) + data[4096 + 128:]
     elif kind == "text":
         data = b"run_id,url\n1,http://example.org/\n" * 500
     elif kind == "gzip":
@@ -95,7 +97,7 @@ def damage(good: Path, kind: str, out: Path) -> Path:
 
 KINDS = ["truncated-half", "truncated-last-block", "truncated-header", "zeroed",
          "zeroed-header", "zeroed-last-block", "garbage-appended", "garbage-block", "text",
-         "gzip", "sqlite"]  # fmt: skip
+         "gzip", "sqlite", "header-random-128"]  # fmt: skip
 COMMANDS = {
     "forms": lambda db, seeds: ["forms", "--db", db],
     "runs": lambda db, seeds: ["runs", "--db", db],
@@ -139,7 +141,7 @@ def test_messages_say_what_is_wrong(good: Path, tmp_path: Path) -> None:
         "truncated-half": "truncated", "garbage-appended": "bytes follow the end",
         "garbage-block": "checksum", "zeroed-last-block": "checksum",
         "zeroed": "all zero bytes", "sqlite": "a SQLite database", "gzip": "gzip data",
-        "text": "not a DuckDB database",
+        "text": "not a DuckDB database", "header-random-128": "is damaged",
     }  # fmt: skip
     for kind, words in expect.items():
         db = damage(good, kind, tmp_path / f"{kind}.duckdb")

@@ -251,6 +251,21 @@ async def test_redirect_loop_is_detected() -> None:
 
 
 @aio
+async def test_an_unparsable_location_is_a_bad_redirect(caplog: pytest.LogCaptureFixture) -> None:
+    """``Location: http://[::1`` (issue 29): recorded as bad-redirect, no traceback."""
+    async with LoopWeb() as w:
+        for i, location in enumerate(["http://[::1", "http://[zz]/", "http://a b/", " "]):
+            async def bad(_: web.Request, location: str = location) -> web.StreamResponse:
+                return web.Response(status=302, headers={"Location": location})
+
+            w.route(f"/bad{i}", bad)
+        async with Fetcher(settings()) as f:
+            results = [await f.fetch(f"{w.base}/bad{i}") for i in range(4)]
+    assert [r.error for r in results] == ["bad-redirect"] * 4, [r.error for r in results]
+    assert not [r for r in caplog.records if r.exc_info]
+
+
+@aio
 async def test_too_many_redirects() -> None:
     async with LoopWeb() as w:
         async def chain(request: web.Request) -> web.StreamResponse:
