@@ -118,15 +118,18 @@ async def safety(request: web.Request, handler: Handler) -> web.StreamResponse:
             raise web.HTTPMisdirectedRequest(text="unknown host")
         response = await handler(request)
     except web.HTTPException as exc:
-        _secure(exc.headers)
-        raise
+        if exc.status >= 400 and request.path.startswith("/api/"):
+            response = _error(request, exc.status, exc.text or exc.reason)
+        else:
+            _secure(exc.headers)
+            raise
     except (UsageError, LookupError) as exc:
         response = _error(request, 404 if isinstance(exc, LookupError) else 400, str(exc))
     except FormhunterError as exc:
         response = _error(request, 500, str(exc))
     except Exception:
         log.exception("%s %s failed", request.method, request.path)
-        response = web.Response(status=500, text="internal error (see the server's log)")
+        response = _error(request, 500, "internal error (see the server's log)")
     _secure(response.headers)
     return response
 
@@ -193,9 +196,12 @@ def respond(request: web.Request, template: str, data: dict[str, Any]) -> web.St
 
 def _int(request: web.Request, name: str) -> int:
     try:
-        return int(request.match_info[name])
+        value = int(request.match_info[name])
     except ValueError:
         raise UsageError(f"{name} must be a number") from None
+    if not 0 <= value <= queries.INT64_MAX:
+        raise UsageError(f"{name} must be a number from 0 to 2^63-1")
+    return value
 
 
 # -- views --------------------------------------------------------------------------
@@ -269,9 +275,12 @@ async def label_view(request: web.Request) -> web.StreamResponse:
     body: dict[str, Any]
     if api and request.content_type == "application/json":
         try:
-            body = dict(await request.json())
-        except ValueError:
+            data = await request.json()
+        except (ValueError, RecursionError):
             raise UsageError("the body is not JSON") from None
+        if not isinstance(data, dict):
+            raise UsageError("the body must be a JSON object ({\"verdict\": ...})")
+        body = data
     else:
         body = dict(await request.post())
     given = request.headers.get(TOKEN_HEADER) or body.get("token")

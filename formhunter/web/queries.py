@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import duckdb
@@ -83,15 +84,24 @@ def _flag(value: str | None, name: str) -> bool | None:
     raise UsageError(f"{name} must be yes, no or any")
 
 
+#: the largest id or offset a query may carry (DuckDB's BIGINT)
+INT64_MAX = 2**63 - 1
+
+
 def parse_filters(query: dict[str, str]) -> dict[str, Any]:
     """The form filters of a query string (UsageError on a bad value)."""
     out: dict[str, Any] = {}
 
     def number(key: str, kind: type[int] | type[float], default: str = "") -> Any:
+        raw = query.get(key) or default
         try:
-            return kind(query.get(key) or default)
-        except ValueError:
+            value = kind(raw)
+        except (ValueError, OverflowError):
             raise UsageError(f"{key} must be a number, not {query.get(key)!r}") from None
+        in_range = 0 <= value <= INT64_MAX if kind is int else math.isfinite(value)
+        if not in_range:
+            raise UsageError(f"{key} is out of range: {raw[:40]!r}")
+        return value
 
     if query.get("run"):
         out["run"] = number("run", int)

@@ -263,3 +263,70 @@ def test_a_crawl_records_its_models_and_rejudging_reproduces_its_verdicts(
         assert (await c.get("/rejudgings/7")).status == 404
 
     run_client(crawled_db, check)
+
+
+def test_bad_requests_get_400_and_a_json_error(small_db: tuple[Path, dict[str, int]]) -> None:
+    """Issue 29: a JSON array as a label body, an offset beyond int64, a huge id."""
+    db, ids = small_db
+    url = f"/api/forms/{ids['evil']}/label"
+
+    async def check(c: TestClient[Any, Any]) -> None:
+        for path in ("/api/forms?offset=" + str(2**70), "/api/forms?offset=99999999999999999999",
+                     "/api/forms?run=" + str(2**64), "/api/forms?min_score=nan",
+                     "/api/forms?limit=1e400", "/api/forms/" + str(2**70),
+                     "/api/runs/" + str(2**70)):  # fmt: skip
+            resp = await c.get(path)
+            assert resp.status == 400, (path, resp.status, await resp.text())
+            assert "error" in await resp.json()
+        for body in ("[]", '[["verdict", "right"]]', '"right"', "1", "null", "[" * 60_000):
+            resp = await c.post(url, data=body, headers={TOKEN_HEADER: TOKEN,
+                                                         "Content-Type": "application/json"})
+            assert resp.status == 400, (body[:20], resp.status, await resp.text())
+            assert "error" in await resp.json()
+        resp = await c.post(url, data="[" * 100_000, headers={TOKEN_HEADER: TOKEN,
+                                                              "Content-Type": "application/json"})
+        assert resp.status == 413 and "error" in await resp.json()
+        assert stored_labels(db) == []
+
+    run_client(db, check)
+
+
+def test_fuzzed_api_requests_never_fail_inside(small_db: tuple[Path, dict[str, int]]) -> None:
+    """Hypothesis over the API's query strings and label bodies: 200, 400, 403 or 404 with
+    JSON, never a 500."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    db, ids = small_db
+    keys = st.sampled_from(["run", "min_score", "limit", "offset", "domain", "site",
+                            "relevant", "labelled", "x"])  # fmt: skip
+    values = st.one_of(st.text(max_size=30), st.integers().map(str),
+                       st.floats().map(str), st.sampled_from(["yes", "no", "any", ""]))  # fmt: skip
+    bodies = st.one_of(st.binary(max_size=200), st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+            st.sampled_from(["verdict", "true_domain", "note", "token"]), inner, max_size=4),
+        max_leaves=10).map(lambda v: json.dumps(v).encode()))  # fmt: skip
+    cases: list[tuple[dict[str, str], bytes, str]] = []
+
+    @settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(query=st.dictionaries(keys, values, max_size=4), body=bodies,
+           target=st.sampled_from([str(ids["evil"]), "0", "-1", str(2**63), "x"]))  # fmt: skip
+    def collect(query: dict[str, str], body: bytes, target: str) -> None:
+        cases.append((query, body, target))
+
+    collect()
+
+    async def check(c: TestClient[Any, Any]) -> None:
+        for query, body, target in cases:
+            resp = await c.get("/api/forms", params=query)
+            assert resp.status in (200, 400), (query, resp.status, await resp.text())
+            await resp.json()
+            resp = await c.post(f"/api/forms/{target}/label", data=body,
+                                headers={TOKEN_HEADER: TOKEN, "Content-Type": "application/json"})
+            assert resp.status in (200, 400, 404, 405), (body[:60], resp.status,
+                                                         await resp.text())  # fmt: skip
+            if resp.status != 405:
+                await resp.json()
+
+    run_client(db, check)
