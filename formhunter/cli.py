@@ -15,6 +15,7 @@ import sys
 
 from formhunter import __version__
 from formhunter.exceptions import FormhunterError
+from formhunter.runtime import interrupt_on_signals
 
 COMMANDS = [
     "demo",
@@ -92,16 +93,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=logging.WARNING - 10 * min(args.verbose, 2),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 2
+    interrupt_on_signals()  # a stop during start-up unwinds too (exit 130)
     try:
+        parser = build_parser()  # imports every command: seconds on a loaded machine
+        args = parser.parse_args(argv)
+        logging.basicConfig(
+            level=logging.WARNING - 10 * min(args.verbose, 2),
+            format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        )
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return 2
         return int(args.func(args) or 0)
     except FormhunterError as exc:
         print(f"formhunter: error: {exc}", file=sys.stderr)

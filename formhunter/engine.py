@@ -29,6 +29,7 @@ a fault).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -37,7 +38,7 @@ from typing import Any
 import duckdb
 
 from formhunter import killpoints
-from formhunter.catalogue import Catalogue, snapshot_path, write_snapshot
+from formhunter.catalogue import Catalogue, RunInfo, snapshot_path, write_snapshot
 from formhunter.catalogue import now as utc_now
 from formhunter.config import Settings
 from formhunter.fetch import Fetcher, FetchResult
@@ -140,21 +141,13 @@ class Engine:
         fetcher = self.fetcher
         async with fetcher:  # raises ProxyUnreachable before anything is written
             self._open_run()
-            if self.settings.render.mode != "never":
-                from formhunter.fetch.render import open_renderer
-
-                self.renderer = await open_renderer(
-                    self.settings.render, fetcher.http())
-                self.components["renderer"] = "chromium" if self.renderer else "unavailable"
-            workers = self.settings.crawl.parse_workers
-            if workers and self.renderer is None:
-                self.parse_pool = await ParsePool.open(workers, self.settings.parse)
-                if self.parse_pool is not None:
-                    self.components["parse_workers"] = str(workers)
-            self.parser = TaskParser(self.settings.parse, self.stats, self.parse_pool)
+            # from here on, a stop (a signal raising KeyboardInterrupt, a cancelled task)
+            # ends in _finish: the run is marked interrupted and --resume continues it
             reason = "interrupted"
-            companions = [asyncio.ensure_future(c(self)) for c in self.companions]
+            companions: list[asyncio.Future[Any]] = []
             try:
+                await self._open_helpers()
+                companions += [asyncio.ensure_future(c(self)) for c in self.companions]
                 with stop_on_signals(self.stop):
                     try:
                         with gc_tuned():  # its full collection is set-up, not crawl time
@@ -184,11 +177,37 @@ class Engine:
                     await self.renderer.close()
         return CrawlResult(self.run_id, reason, self.stats)
 
+    async def _open_helpers(self) -> None:
+        """The renderer and the parse pool, when configured."""
+        fetcher = self.fetcher
+        if self.settings.render.mode != "never":
+            from formhunter.fetch.render import open_renderer
+
+            self.renderer = await open_renderer(self.settings.render, fetcher.http())
+            self.components["renderer"] = "chromium" if self.renderer else "unavailable"
+        workers = self.settings.crawl.parse_workers
+        if workers and self.renderer is None:
+            self.parse_pool = await ParsePool.open(workers, self.settings.parse)
+            if self.parse_pool is not None:
+                self.components["parse_workers"] = str(workers)
+        self.parser = TaskParser(self.settings.parse, self.stats, self.parse_pool)
+
     def _open_run(self) -> None:
         cat, s = self.catalogue, self.settings
         self.run_id, run = cat.open_run(domain=s.crawl.domain, strategy=s.crawl.strategy,
                                         max_pages=s.crawl.max_pages, config=s.to_dict(),
                                         seeds=self.seeds, resume=self.resume)  # fmt: skip
+        try:
+            self._open_pipeline(run)
+        except BaseException:  # a stop or a failure during start-up: the run can resume
+            with contextlib.suppress(Exception):  # the first error is the one to show
+                cat.update_run(self.run_id, status="interrupted", end_reason="interrupted",
+                               finished_at=utc_now())  # fmt: skip
+                cat.commit()
+            raise
+
+    def _open_pipeline(self, run: RunInfo | None) -> None:
+        cat, s = self.catalogue, self.settings
         killpoints.reached("start-up")
         if run is not None:
             self.stats = CrawlStats.from_dict(run.counters)

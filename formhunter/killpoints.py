@@ -1,5 +1,6 @@
-"""A test hook for the reliability suite: ``FORMHUNTER_KILL_AT=POINT[:N]`` makes this
-process SIGKILL itself the N-th time (default 1) the crawl reaches ``POINT``.
+"""A test hook for the reliability suite: ``FORMHUNTER_KILL_AT=POINT[:N[:SIG]]`` makes
+this process send itself signal SIG (KILL by default; TERM, INT or HUP test the clean
+stop) the N-th time (default 1) the crawl reaches ``POINT``.
 
 Points: ``start-up`` (the run row is committed, its seeds not yet), ``mid-batch``
 (a page of a batch recorded, the rest not), ``learn`` (a learner observed a page),
@@ -15,14 +16,20 @@ import signal
 POINTS = frozenset({"start-up", "mid-batch", "learn", "commit"})
 
 
-def _target() -> tuple[str, int] | None:
+SIGNALS = {"KILL": signal.SIGKILL, "TERM": signal.SIGTERM, "INT": signal.SIGINT,
+           "HUP": signal.SIGHUP}  # fmt: skip
+
+
+def _target() -> tuple[str, int, signal.Signals] | None:
     spec = os.environ.get("FORMHUNTER_KILL_AT", "")
     if not spec:
         return None
-    point, _, n = spec.partition(":")
-    if point not in POINTS or (n and not n.isdigit()):
-        raise ValueError(f"FORMHUNTER_KILL_AT={spec!r}: POINT[:N], POINT one of {sorted(POINTS)}")
-    return point, int(n or 1)
+    point, _, rest = spec.partition(":")
+    n, _, sig = rest.partition(":")
+    if point not in POINTS or (n and not n.isdigit()) or (sig and sig not in SIGNALS):
+        raise ValueError(f"FORMHUNTER_KILL_AT={spec!r}: POINT[:N[:SIG]], POINT one of "
+                         f"{sorted(POINTS)}, SIG one of {sorted(SIGNALS)}")  # fmt: skip
+    return point, int(n or 1), SIGNALS[sig or "KILL"]
 
 
 _TARGET = _target()
@@ -35,5 +42,5 @@ def reached(point: str) -> None:
     if _TARGET is None or point != _TARGET[0]:
         return
     _hits += 1
-    if _hits >= _TARGET[1]:
-        os.kill(os.getpid(), signal.SIGKILL)
+    if _hits == _TARGET[1]:
+        os.kill(os.getpid(), _TARGET[2])

@@ -1,5 +1,6 @@
-"""Process settings for the duration of a crawl loop (``Engine.run``): collector
-tuning and clean-stop signal handlers."""
+"""Process settings: collector tuning for the crawl loop (``Engine.run``), and the
+clean stop on SIGINT, SIGTERM and SIGHUP (``interrupt_on_signals`` for the whole
+process, ``stop_on_signals`` inside the crawl loop)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import contextlib
 import gc
 import signal
 from collections.abc import Callable, Iterator
+from typing import Any
 
 #: the collector's young-generation threshold during the crawl loop
 GC_YOUNG = 20_000
@@ -32,20 +34,38 @@ def gc_tuned() -> Iterator[None]:
         gc.unfreeze()
 
 
+#: the signals that stop a crawl cleanly (exit 130, the run marked interrupted)
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+                     if hasattr(signal, name))  # fmt: skip
+
+
+def interrupt_on_signals() -> None:
+    """From now on SIGTERM and SIGHUP raise KeyboardInterrupt, as SIGINT does: a stop
+    during start-up or shutdown unwinds like Ctrl-C (the run is marked interrupted, exit
+    130) instead of ending the process where it stands. Main thread only."""
+    for sig in STOP_SIGNALS:
+        with contextlib.suppress(ValueError, OSError):  # not the main thread
+            signal.signal(sig, signal.default_int_handler)
+
+
 @contextlib.contextmanager
 def stop_on_signals(stop: Callable[[str], None]) -> Iterator[None]:
-    """SIGINT/SIGTERM call ``stop("interrupted")`` (in the running event loop's thread);
-    nothing is installed off the main thread or where signals are unsupported."""
+    """SIGINT/SIGTERM/SIGHUP call ``stop("interrupted")`` (in the running event loop's
+    thread); nothing is installed off the main thread or where signals are unsupported.
+    On leaving, each signal gets back the handler it had before."""
     loop = asyncio.get_running_loop()
-    installed = []
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    installed: list[tuple[signal.Signals, Any]] = []
+    for sig in STOP_SIGNALS:
         try:
+            before = signal.getsignal(sig)
             loop.add_signal_handler(sig, stop, "interrupted")
-            installed.append(sig)
+            installed.append((sig, before))
         except (NotImplementedError, RuntimeError, ValueError):
             pass  # not the main thread, or no signals here
     try:
         yield
     finally:
-        for sig in installed:
+        for sig, before in installed:
             loop.remove_signal_handler(sig)
+            if before is not None:
+                signal.signal(sig, before)

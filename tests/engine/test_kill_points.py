@@ -90,6 +90,33 @@ def test_kill_at_a_named_point_then_resume(proxy: ProxyHandle, tmp_path: Path, s
     assert robots_known or not point.startswith("learn")  # 60 pages: commits came before
 
 
+@pytest.mark.parametrize("point", [
+    "start-up:1:TERM",
+    pytest.param("start-up:1:HUP", marks=pytest.mark.slow),
+    pytest.param("commit:2:TERM", marks=pytest.mark.slow),
+    pytest.param("mid-batch:10:INT", marks=pytest.mark.slow),
+])  # fmt: skip
+def test_a_signal_at_any_moment_is_a_clean_stop(proxy: ProxyHandle, tmp_path: Path,
+                                                point: str) -> None:  # fmt: skip
+    """SIGTERM/SIGHUP/SIGINT, during start-up too (issue 29): exit 130, the run marked
+    interrupted, and --resume finishes it with nothing lost or duplicated."""
+    seeds = tmp_path / "seeds.txt"
+    seeds.write_text("\n".join(proxy.web.seeds("airfare", 6)) + "\n")
+    db = tmp_path / "crawl.duckdb"
+    first = ["crawl", "--domain", "airfare", "--seeds", str(seeds), "--db", str(db),
+             "--max-pages", str(MAX_PAGES), "--strategy", "bfs", "--proxy", proxy.url,
+             "--config", str(_config(tmp_path)), "--quiet"]  # fmt: skip
+    stopped = _run(first, kill_at=point)
+    assert stopped.returncode == 130, stopped.stderr.decode()[-2000:]
+    assert b"Traceback" not in stopped.stderr, stopped.stderr.decode()[-2000:]
+    with Catalogue(db, read_only=True) as cat:
+        run = cat.run()
+        assert run is not None and run.status == "interrupted" and run.seeds
+    resumed = _run(["crawl", "--resume", "--db", str(db), "--quiet"])
+    assert resumed.returncode == 0, resumed.stderr.decode()[-2000:]
+    check_catalogue(db, MAX_PAGES)
+
+
 def _settings(proxy: ProxyHandle, db: Path, **sections: dict[str, Any]) -> Any:
     crawl = {"domain": "airfare", "strategy": "ache", "max_pages": 150, "commit_every_pages": 25}
     return loopback_settings(proxy, db, {"crawl": crawl, "learning": {"threshold": 3}}, **sections)
