@@ -25,8 +25,10 @@ import contextlib
 import logging
 import math
 import os
+import secrets
 import shutil
 import signal
+import sys
 import tempfile
 import time
 import uuid
@@ -220,9 +222,32 @@ def stop_ray() -> None:
         shutil.rmtree(_TEMP_DIRS.pop(), ignore_errors=True)
 
 
+#: The node address of a local cluster. Ray rewrites 127.0.0.1 to the machine's outward
+#: address (``resolve_ip_for_localhost``); another loopback address is kept, so the
+#: runtime-env agent and every address Ray advertises stay on loopback (Linux routes
+#: all of 127.0.0.0/8 to the loopback interface).
+LOCAL_NODE_IP = "127.0.0.2" if sys.platform.startswith("linux") else "127.0.0.1"
+#: A token for this process's local clusters (Ray's token authentication), never
+#: written to disk: Ray's core servers listen on every interface in Ray 2.x, so each
+#: call to them must carry it.
+_LOCAL_TOKEN = secrets.token_hex(32)
+
+
+def _local_cluster_env() -> None:
+    """Token authentication for a local cluster, unless the user configured Ray's."""
+    if "RAY_AUTH_MODE" in os.environ or "RAY_AUTH_TOKEN_PATH" in os.environ:
+        return
+    os.environ["RAY_AUTH_MODE"] = "token"
+    os.environ.setdefault("RAY_AUTH_TOKEN", _LOCAL_TOKEN)
+    from ray._raylet import Config  # type: ignore[attr-defined]  # read Ray's settings again
+
+    Config.initialize("")
+
+
 def start_ray(workers: int, address: str | None) -> bool:
     """Join ``address`` or start a local cluster of ``workers`` CPUs on loopback (quiet,
-    no dashboard, logs in a temporary directory). False if Ray was running already."""
+    no dashboard, token authentication, logs in a temporary directory). False if Ray
+    was running already."""
     if ray.is_initialized():
         return False
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
@@ -234,7 +259,8 @@ def start_ray(workers: int, address: str | None) -> bool:
         else:
             tmp = tempfile.mkdtemp(prefix="fh-ray-")
             _TEMP_DIRS.append(tmp)
-            ray.init(num_cpus=workers, _node_ip_address="127.0.0.1", _temp_dir=tmp,
+            _local_cluster_env()
+            ray.init(num_cpus=workers, _node_ip_address=LOCAL_NODE_IP, _temp_dir=tmp,
                      **quiet)  # fmt: skip
     except (ConnectionError, RuntimeError, ValueError) as exc:
         where = f"the Ray cluster at {address}" if address else "a local Ray cluster"

@@ -181,3 +181,82 @@ def test_nothing_imports_ray_without_the_flags() -> None:
     code = ("import sys, formhunter.cli, formhunter.commands.crawl, formhunter.cluster, "
             "formhunter.engine; sys.exit('ray' in sys.modules)")
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+def _listeners_of_cluster(tmpdir: str) -> list[tuple[str, str]]:
+    """(address:port, process) of every TCP listener of this process, its children and
+    the cluster's daemons (their command lines name its temporary directory)."""
+    import os
+
+    def ppid(pid: int) -> int:
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                return int(fh.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            return 0
+
+    every = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+    tree = {os.getpid()}
+    for pid in every:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                if tmpdir.encode() in fh.read():
+                    tree.add(pid)
+        except OSError:
+            pass
+    grown = True
+    while grown:
+        new = {pid for pid in every if pid not in tree and ppid(pid) in tree}
+        tree |= new
+        grown = bool(new)
+    out = subprocess.run(["ss", "-ltnpH"], capture_output=True, text=True, check=True).stdout
+    rows = []
+    for line in out.splitlines():
+        if any(f"pid={pid}," in line for pid in tree):
+            cols = line.split()
+            rows.append((cols[3], cols[-1]))
+    return rows
+
+
+def test_a_local_cluster_is_reachable_only_with_its_token(cluster: None) -> None:
+    """Issue 29: no dashboard; the runtime-env agent (and every address Ray advertises)
+    on loopback; Ray's core gRPC servers, which Ray 2.x binds to every interface, refuse
+    a caller without this crawl's token (Ray token authentication)."""
+    import os
+    import shutil
+
+    from formhunter.cluster import driver
+
+    if not shutil.which("ss"):
+        pytest.skip("needs ss (iproute2)")
+
+    @ray.remote
+    class Probe:
+        def ping(self) -> int:
+            return os.getpid()
+
+    probe = Probe.remote()  # type: ignore[attr-defined]
+    ray.get(probe.ping.remote())
+    rows = _listeners_of_cluster(driver._TEMP_DIRS[-1])
+    assert rows, "no listener found"
+    assert not any(":8265" in addr or "dashboard" in proc for addr, proc in rows), rows
+    for addr, proc in rows:
+        host = addr.rsplit(":", 1)[0]
+        assert host.startswith("127.") or host in ("*", "0.0.0.0", "[::]"), (addr, proc)
+        if not host.startswith("127."):  # a wildcard: only Ray's own gRPC servers
+            assert (any(n in proc for n in ("gcs_server", "raylet", "ray::"))
+                    or f"pid={os.getpid()}," in proc), proc  # the driver's core worker
+    assert os.environ.get("RAY_AUTH_MODE") == "token"
+    gcs = next(addr for addr, proc in rows if "gcs_server" in proc).rsplit(":", 1)[1]
+    outsider = ("import ray\n"
+                "try:\n"
+                f"    ray.init(address='{driver.LOCAL_NODE_IP}:{gcs}', log_to_driver=False)\n"
+                "    print('JOINED')\n"
+                "except Exception as exc:\n"
+                "    print('refused', type(exc).__name__)\n")  # fmt: skip
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_AUTH")}
+    env["HOME"] = str(Path(driver._TEMP_DIRS[-1]) / "home")  # no ~/.ray/auth_token there
+    proc = subprocess.run([sys.executable, "-c", outsider], capture_output=True, text=True,
+                          env=env, timeout=120, check=False)  # fmt: skip
+    assert "refused" in proc.stdout and "JOINED" not in proc.stdout, proc.stdout + proc.stderr
+    ray.kill(probe)
