@@ -331,7 +331,7 @@ class ClusterCrawl:
         learner: Any = None
         try:
             try:
-                self.run_id, counters, committed = ray.get(writer.open_run.remote(
+                self.run_id, counters, committed, self.seeds = ray.get(writer.open_run.remote(
                     domain=s.crawl.domain, strategy=s.crawl.strategy, max_pages=s.crawl.max_pages,
                     config=s.to_dict(), seeds=self.seeds, resume=self.resume))
             except RayError as exc:

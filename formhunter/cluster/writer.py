@@ -37,9 +37,10 @@ class CatalogueWriter:
 
     def open_run(self, *, domain: str, strategy: str, max_pages: int, config: dict[str, Any],
                  seeds: list[str], resume: bool,
-                 ) -> tuple[int, dict[str, Any] | None, int]:  # fmt: skip
-        """(run id, the resumed run's counters or None, its pages committed); see
-        ``Catalogue.open_run``."""
+                 ) -> tuple[int, dict[str, Any] | None, int, list[str]]:  # fmt: skip
+        """(run id, the resumed run's counters or None, its pages committed, its seeds:
+        the stored ones of a resumed run, which the shards queue again as one process
+        does); see ``Catalogue.open_run``."""
         run_id, run = self.cat.open_run(domain=domain, strategy=strategy, max_pages=max_pages,
                                         config=config, seeds=seeds, resume=resume)  # fmt: skip
         self.cat.commit()
@@ -51,7 +52,8 @@ class CatalogueWriter:
             "SELECT site, signature FROM forms WHERE run_id = ?", [run_id]).fetchall()}
         self.next_form_id = int(con.execute(
             "SELECT coalesce(max(form_id), 0) + 1 FROM forms").fetchall()[0][0])
-        return run_id, (run.counters if run is not None else None), self.pages
+        stored = list(run.seeds) if run is not None else list(seeds)
+        return run_id, (run.counters if run is not None else None), self.pages, stored
 
     def shard_state(self, shard: int, n_shards: int) -> ShardState:
         """Shard ``shard``'s part of the run as committed: its sites' frontier rows,

@@ -260,3 +260,25 @@ def test_a_local_cluster_is_reachable_only_with_its_token(cluster: None) -> None
                           env=env, timeout=120, check=False)  # fmt: skip
     assert "refused" in proc.stdout and "JOINED" not in proc.stdout, proc.stdout + proc.stderr
     ray.kill(probe)
+
+
+def test_a_cluster_resume_queues_the_stored_seeds_again(
+        cluster: None, simweb_proxy: ProxyHandle, tmp_path: Path) -> None:  # fmt: skip
+    """Issue 29: a cluster crawl stopped before its first step commit left no frontier
+    row; its --resume queues the stored seeds again, as one process does (it used to
+    end at once, exhausted, with 0 pages)."""
+    db = tmp_path / "s.duckdb"
+    first = ClusterCrawl(_settings(simweb_proxy, db, strategy="bfs", max_pages=40), workers=2,
+                         seeds=simweb_proxy.web.seeds(DOMAIN, 5))  # fmt: skip
+    first.listen(lambda ev, c: c.stop("interrupted") if ev == "start" else None)
+    assert first.run().reason == "interrupted"
+    with Catalogue(db, read_only=True) as cat:
+        assert cat.con.execute("SELECT count(*) FROM pages").fetchall()[0][0] == 0
+        assert cat.con.execute("SELECT count(*) FROM frontier").fetchall()[0][0] == 0
+        run = cat.run()
+        assert run is not None and len(run.seeds) == 5
+    again = ClusterCrawl(_settings(simweb_proxy, db, strategy="bfs", max_pages=40), workers=2,
+                         resume=True)  # fmt: skip
+    result = again.run()
+    assert result.reason == "budget" and result.stats.pages == 40, result.reason
+    _check_catalogue(db, 40)
