@@ -16,7 +16,7 @@ from classifiers.exceptions import ClassifierError, DataError, ModelError
 __all__ = [
     "CatalogueError", "ConfigError", "FetchError", "ForbiddenAddress", "FormhunterError",
     "ModelError", "NotConfigured", "ParseError", "ProxyUnreachable", "RenderError",
-    "RenderUnavailable", "SchemaVersionError", "UsageError",
+    "RenderUnavailable", "SchemaVersionError", "StateFormatError", "UsageError",
 ]  # fmt: skip
 
 #: Base of all formhunter errors (and of the classifiers'); ``exit_code`` 1.
@@ -39,6 +39,11 @@ class CatalogueError(FormhunterError):
 
 class SchemaVersionError(CatalogueError):
     """The catalogue was written by a newer, unknown schema version."""
+
+
+class StateFormatError(CatalogueError, ValueError):
+    """A learner's saved state is in an older format (a pickle, never read) or is
+    another learner's: the learner relearns."""
 
 
 class FetchError(FormhunterError):

@@ -43,7 +43,7 @@ import numpy as np
 from formhunter import killpoints
 from formhunter.catalogue import Catalogue, write_learner_states
 from formhunter.config import ParseSettings, Settings
-from formhunter.exceptions import ParseError
+from formhunter.exceptions import ParseError, StateFormatError
 from formhunter.fetch import FetchResult
 from formhunter.frontier import Entry, FrontierStore
 from formhunter.frontier.levels import ReadyIn
@@ -124,6 +124,10 @@ def restore_learners(components: Components, states: dict[str, bytes],
             continue
         try:
             scorer = learner.restore(state)
+        except StateFormatError as exc:
+            stats.faults[f"learner-state:{name}"] += 1
+            log.warning("%s; learner %s relearns", exc, name)
+            continue
         except Exception:
             stats.faults[f"learner-state:{name}"] += 1
             log.exception("the saved state of learner %s did not load; it starts afresh", name)

@@ -17,7 +17,6 @@ A hop that neither knows gets a URL-only record (URL features still work).
 
 from __future__ import annotations
 
-import pickle
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -28,6 +27,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from formhunter.exceptions import StateFormatError
 from formhunter.interfaces import LinkRecord, PageOutcome
 
 FRAME_COLUMNS = ("url", "site", "depth", "parent_url", "anchor", "around", "parent_score",
@@ -73,6 +73,20 @@ class FrameScorer:
 
     def score_frame(self, frame: Any) -> tuple[np.ndarray, np.ndarray]:
         raise NotImplementedError
+
+
+_RECORD_FIELDS = ("url", "site", "depth", "parent_url", "anchor", "around", "parent_score",
+                  "dom_terms")  # fmt: skip
+
+
+def _columns(records: OrderedDict[str, LinkRecord]) -> dict[str, list[Any]]:
+    values = list(records.values())
+    return {"key": list(records), **{f: [getattr(r, f) for r in values] for f in _RECORD_FIELDS}}
+
+
+def _records(columns: dict[str, list[Any]]) -> OrderedDict[str, LinkRecord]:
+    rows = zip(*(columns[f] for f in _RECORD_FIELDS), strict=True)
+    return OrderedDict(zip(columns["key"], (LinkRecord(*row) for row in rows), strict=True))
 
 
 class LinkMemory:
@@ -121,6 +135,17 @@ class LinkMemory:
     def hop(self, url: str) -> LinkRecord | None:
         return self.fetched.get(url)
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Columns, not one object per record: a memory of a million hops saves fast."""
+        return {**{k: v for k, v in self.__dict__.items() if k not in ("fetched", "pending")},
+                "fetched": _columns(self.fetched), "pending": _columns(self.pending)}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state = dict(state)
+        self.fetched = _records(state.pop("fetched"))
+        self.pending = _records(state.pop("pending"))
+        self.__dict__.update(state)
+
     def stats(self) -> dict[str, int]:
         return {"hops_from_engine": self.from_engine, "hops_from_outlinks": self.from_pending,
                 "hops_url_only": self.url_only, "fetched": len(self.fetched),
@@ -128,21 +153,63 @@ class LinkMemory:
 
 
 #: Tag of the learners' saved states (``dump_state``); a state of another tag is refused.
-STATE_TAG = "formhunter-learner-state-1"
+STATE_TAG = "formhunter-learner-state-2"
+
+#: formhunter's own types a learner state may hold, beyond ``classifiers.safe_format``'s
+#: allowlist (each stores data only).
+STATE_TYPES: frozenset[str] = frozenset({
+    "formhunter.config.TresSettings",
+    "formhunter.interfaces.LinkRecord",  # states saved before it moved to model.py
+    "formhunter.model.LinkRecord",
+    "formhunter.learners.adaptive.LinkClassifierScorer",
+    "formhunter.learners.adaptive.PathRepository",
+    "formhunter.learners.base.LearningIteration",
+    "formhunter.learners.base.LinkMemory",
+    "formhunter.learners.cfc.CFCScorer",
+    "formhunter.learners.cfc.FetchSavings",
+    "formhunter.learners.cfc.ParentIndex",
+    "formhunter.tres.agent.DDQNAgent",
+    "formhunter.tres.crawler.TresCore",
+    "formhunter.tres.features.LinkFeaturizer",
+    "formhunter.tres.features.PageState",
+    "formhunter.tres.features.PathStates",
+    "formhunter.tres.keywords.KeywordExpansion",
+    "formhunter.tres.keywords.KeywordSet",
+    "formhunter.tres.lite.TresScorer",
+})
 
 
 def dump_state(kind: str, values: dict[str, Any]) -> bytes:
-    """A learner's state as bytes (``Learner.state``): a pickle, like the model files
-    (load catalogues you trust, as you load only model directories you trust)."""
-    return pickle.dumps((STATE_TAG, kind, values), protocol=pickle.HIGHEST_PROTOCOL)
+    """A learner's state as bytes (``Learner.state``) in ``classifiers.safe_format``:
+    arrays and JSON with a version, read back without running code (a catalogue is
+    data, whoever made it)."""
+    from classifiers.safe_format import dumps
+
+    return dumps({"tag": STATE_TAG, "kind": kind, "values": values}, trusted=_state_types())
 
 
 def load_state(kind: str, state: bytes) -> dict[str, Any]:
-    """The values ``dump_state(kind, ...)`` saved; ValueError for another learner's."""
-    tag, saved_kind, values = pickle.loads(state)
-    if tag != STATE_TAG or saved_kind != kind:
-        raise ValueError(f"a saved state of {saved_kind!r} ({tag}), not of {kind!r}")
-    return dict(values)
+    """The values ``dump_state(kind, ...)`` saved. StateFormatError for a state in an
+    older format (a pickle, never unpickled) or another learner's."""
+    from classifiers.safe_format import UnsafeFormatError, is_safe_format, loads
+
+    if not is_safe_format(state):
+        raise StateFormatError(f"the saved state of {kind} is in an older format (a pickle, "
+                               "not read: it could run code)")  # fmt: skip
+    try:
+        saved = loads(state, trusted=_state_types())
+    except UnsafeFormatError as exc:  # damaged, or names a type outside the allowlist
+        raise StateFormatError(f"the saved state of {kind} is refused: {exc}") from None
+    if not isinstance(saved, dict) or saved.get("tag") != STATE_TAG or saved.get("kind") != kind:
+        got = saved.get("kind") if isinstance(saved, dict) else None
+        raise StateFormatError(f"a saved state of {got!r}, not of {kind!r}")
+    return dict(saved["values"])
+
+
+def _state_types() -> frozenset[str]:
+    from formhunter.tres.policy import POLICY_TYPES
+
+    return STATE_TYPES | POLICY_TYPES
 
 
 @dataclass

@@ -28,6 +28,9 @@ __all__ = ["KIND", "TresPolicy", "load_policy", "replay_hash", "save_policy"]
 
 KIND = "tres"
 
+#: the types a saved TRES state holds beyond ``classifiers.safe_format``'s allowlist
+POLICY_TYPES: frozenset[str] = frozenset({"formhunter.tres.policy.TresPolicy"})
+
 
 @dataclass
 class TresPolicy:

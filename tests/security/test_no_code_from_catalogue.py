@@ -1,0 +1,159 @@
+"""A catalogue is data, not code (issue 29): a crafted learner state that tries to run
+code is refused, and nothing runs; the learner relearns. (Model directories are still
+joblib pickles: load only models you made or that formhunter shipped.)"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import json
+import os
+import pickle
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from engine_helpers import crawl_once, loopback_settings
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from classifiers import safe_format
+from formhunter.catalogue import Catalogue
+from formhunter.engine import Engine
+from formhunter.exceptions import StateFormatError
+from formhunter.learners.base import dump_state, load_state
+from formhunter.simweb import ProxyHandle
+
+
+class _Evil:
+    """Unpickling it creates the marker file: proof that code ran."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (os.system, (f"touch {self.marker}",))
+
+
+def _archive(tree: Any) -> bytes:
+    buf = io.BytesIO()
+    raw = json.dumps({"format": safe_format.FORMAT, "version": safe_format.VERSION,
+                      "root": tree}).encode()  # fmt: skip
+    np.savez(buf, __tree__=np.frombuffer(raw, np.uint8))
+    return buf.getvalue()
+
+
+def _crafted(marker: Path) -> list[bytes]:
+    """Safe-format archives that name code to call, each its own way."""
+    cmd = f"touch {marker}"
+    return [
+        _archive({"$": "obj", "id": 0, "cls": "posix.system", "how": "call", "args": [cmd],
+                  "state": None}),
+        _archive({"$": "obj", "id": 0, "cls": "subprocess.Popen", "how": "call",
+                  "args": [["touch", str(marker)]], "state": None}),
+        _archive({"$": "name", "id": 0, "v": "builtins.eval"}),
+        _archive({"$": "obj", "id": 0, "cls": "sklearn.pipeline.Pipeline", "how": "new",
+                  "args": [], "state": {"$": "dict", "id": 1, "v": {
+                      "steps": {"$": "name", "id": 2, "v": "os.system"}}}}),
+        _object_member(marker),
+    ]
+
+
+def _object_member(marker: Path) -> bytes:
+    """An npz whose array member is an object array (a pickle inside the .npy): numpy
+    refuses it (``allow_pickle=False``)."""
+    buf = io.BytesIO()
+    raw = json.dumps({"format": safe_format.FORMAT, "version": safe_format.VERSION,
+                      "root": {"$": "nd", "id": 0, "v": 0}}).encode()  # fmt: skip
+    with zipfile.ZipFile(buf, "w") as z:
+        for name, arr in (("__tree__", np.frombuffer(raw, np.uint8)),
+                          ("a0", np.array([_Evil(marker)], dtype=object))):  # fmt: skip
+            member = io.BytesIO()
+            np.save(member, arr, allow_pickle=True)
+            z.writestr(name + ".npy", member.getvalue())
+    return buf.getvalue()
+
+
+def test_crafted_archives_are_refused_and_run_nothing(tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    for data in _crafted(marker):
+        with pytest.raises(safe_format.UnsafeFormatError):
+            safe_format.loads(data)
+        assert not marker.exists()
+
+
+def test_a_pickle_is_never_unpickled(tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    evil = pickle.dumps(_Evil(marker))
+    with pytest.raises(safe_format.UnsafeFormatError):
+        safe_format.loads(evil)
+    with pytest.raises(StateFormatError, match="older format"):
+        load_state("adaptive", evil)
+    assert not marker.exists()
+
+
+def test_shared_references_cycles_and_numbers_survive() -> None:
+    shared = [1, 2]
+    rng = np.random.default_rng(3)
+    obj: dict[str, Any] = {"a": shared, "b": shared, "t": (1.5, float("nan"), 2**70),
+                           "s": {("x", 1)}, "arr": np.arange(5), "o": np.array(["a", None]),
+                           "rng": rng, 7: b"\x00\xff"}  # fmt: skip
+    obj["self"] = obj
+    back = safe_format.loads(safe_format.dumps(obj))
+    assert back["a"] is back["b"] and back["self"] is back
+    assert back["t"][2] == 2**70 and np.isnan(back["t"][1]) and back[7] == b"\x00\xff"
+    assert back["s"] == {("x", 1)} and back["o"].tolist() == ["a", None]
+    assert back["rng"].random() == rng.random()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_fuzzed_archives_raise_only_unsafe_format_error(data: st.DataObject) -> None:
+    """Random damage to a real state archive: a clean error or a value, never code."""
+    good = bytearray(dump_state("adaptive", {"x": [1, 2, 3], "y": np.ones(4)}))
+    for _ in range(data.draw(st.integers(1, 8))):
+        pos = data.draw(st.integers(0, len(good) - 1))
+        good[pos] = data.draw(st.integers(0, 255))
+    cut = data.draw(st.integers(0, len(good)))
+    with contextlib.suppress(safe_format.UnsafeFormatError):
+        safe_format.loads(bytes(good[:cut]))
+
+
+def test_fuzzed_trees_raise_only_unsafe_format_error() -> None:
+    for tree in [{"$": "ref", "v": 9}, {"$": "list", "id": 0, "v": 3},
+                 {"$": "obj", "id": 0, "cls": 5}, {"$": "dict", "id": 0, "v": []},
+                 {"$": "nd", "id": 0, "v": "a0"}, {"$": "npgen", "id": 0, "bg": "os", "v": 1},
+                 {"$": "list", "id": 0, "v": [{"$": "list", "id": 0, "v": []}]},
+                 [1, 2], "text"]:  # fmt: skip
+        with contextlib.suppress(safe_format.UnsafeFormatError):
+            safe_format.loads(_archive(tree))
+
+
+def test_a_crafted_catalogue_is_refused_on_resume_and_runs_nothing(
+    simweb_proxy: ProxyHandle, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A catalogue whose learner state is a pickle that runs code: --resume warns, the
+    learner relearns, the crawl goes on, and the pickle never runs."""
+    marker = tmp_path / "ran"
+    db = tmp_path / "c.duckdb"
+    s = loopback_settings(simweb_proxy, db, {"crawl": {"strategy": "ache", "max_pages": 30,
+                                                       "domain": "airfare"},
+                                             "learning": {"threshold": 2}})  # fmt: skip
+    seeds = simweb_proxy.web.seeds("airfare", 3)
+    _, cat = crawl_once(s, seeds)
+    with cat:
+        names = [r[0] for r in cat.con.execute("SELECT learner FROM learner_state").fetchall()]
+        assert names, "the crawl saved no learner state"
+        cat.con.execute("UPDATE learner_state SET state = ?", [pickle.dumps(_Evil(marker))])
+        cat.con.execute("UPDATE runs SET status = 'interrupted'")
+    s2 = loopback_settings(simweb_proxy, db, {"crawl": {"strategy": "ache", "max_pages": 40,
+                                                        "domain": "airfare"}})  # fmt: skip
+    with Catalogue(db) as cat2:
+        result = asyncio.run(Engine(s2, cat2, resume=True).run())
+    assert not marker.exists()
+    assert any("older format" in r.getMessage() and "relearns" in r.getMessage()
+               for r in caplog.records)  # fmt: skip
+    assert result.stats.pages >= 30
