@@ -14,6 +14,16 @@ MOVIE = ('<form action="/films"><label>Film title <input name="film"></label>'
          '<button>Find films</button></form>')  # fmt: skip
 
 
+#: Why the two rejudge-reproduces tests are expected to fail (xfail, strict).
+REJUDGE_PAGE_TEXT = (
+    "KNOWN BUG (issue 24 x 26, found at the end of wave 3; likely cause, not yet traced to "
+    "the line): the two-stage domain decision (data/models/context) reads the page's topic "
+    "scores over its whole text, which the catalogue does not keep, so rejudge judges with "
+    "the title alone and its verdicts differ from the crawl's. Fix: store each form's page "
+    "topics at judge time and pass them to judge_many. strict: this must fail until then."
+)
+
+
 def _form(action: str, html: str, names: list[str]) -> Form:
     return Form(action, "get", [Field(n, "text", label=n.title()) for n in names], html=html)
 

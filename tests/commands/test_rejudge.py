@@ -9,20 +9,11 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from directory_helpers import two_runs
+from directory_helpers import REJUDGE_PAGE_TEXT, two_runs
 
 from classifiers import persist
 from formhunter.catalogue import Catalogue
 from formhunter.cli import main
-
-REJUDGE_PAGE_TEXT = (
-    'KNOWN BUG (issue 24 x 26, found at the end of wave 3; likely cause, not yet traced '
-    'to the line): the two-stage domain deci'
-    "sion (data/models/context) reads the page's topic scores over its whole text, wh"
-    'ich the catalogue does not keep, so rejudge judges with the title alone and its '
-    "verdicts differ from the crawl's. Fix: store each form's page topics at judge ti"
-    'me and pass them to judge_many. strict: this must fail until then.'
-)
 
 
 @pytest.fixture

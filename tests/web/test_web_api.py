@@ -13,6 +13,7 @@ from typing import Any
 import duckdb
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
+from directory_helpers import REJUDGE_PAGE_TEXT
 
 from classifiers import persist
 from formhunter.catalogue import Catalogue, add_label
@@ -23,15 +24,6 @@ from formhunter.web.app import APP_KEY, CSP, TOKEN_COOKIE, TOKEN_HEADER, allowed
 
 TOKEN = "s3cret-token"
 Check = Callable[[TestClient[Any, Any]], Awaitable[None]]
-
-REJUDGE_PAGE_TEXT = (
-    'KNOWN BUG (issue 24 x 26, found at the end of wave 3; likely cause, not yet traced '
-    'to the line): the two-stage domain deci'
-    "sion (data/models/context) reads the page's topic scores over its whole text, wh"
-    'ich the catalogue does not keep, so rejudge judges with the title alone and its '
-    "verdicts differ from the crawl's. Fix: store each form's page topics at judge ti"
-    'me and pass them to judge_many. strict: this must fail until then.'
-)
 
 
 def run_client(db: Path, check: Check, **settings: Any) -> None:
