@@ -17,6 +17,7 @@ naming it. Example::
 from __future__ import annotations
 
 import dataclasses
+import math
 import tomllib
 import types
 import typing
@@ -556,7 +557,29 @@ SECTIONS: dict[str, type[Any]] = {
 }
 
 
+#: Every numeric setting is finite, not negative and at most its bound (``_NUMBER_MAX``,
+#: else these): nan, inf, -1 or 2**70 is a ConfigError naming the key, never a crawl
+#: without politeness, one that never ends, or a traceback.
+MAX_INT = 2**31 - 1
+MAX_FLOAT = 1e7  # seconds: about 115 days
+_NUMBER_MAX: dict[str, float] = {
+    "crawl.random_state": 2**32 - 1,  # numpy's seeds
+    "fetch.concurrency": 10_000, "fetch.per_host_connections": 1_000,
+    "fetch.min_delay": 3600.0, "fetch.max_crawl_delay": 3600.0,
+    "frontier.levels": 100, "tres.hidden": 4096,
+}  # fmt: skip
+
+
+def _number(value: float, key: str, where: str) -> None:
+    """ConfigError unless ``value`` is finite and within [0, its bound]."""
+    bound = _NUMBER_MAX.get(key, MAX_INT if isinstance(value, int) else MAX_FLOAT)
+    if not math.isfinite(value) or not 0 <= value <= bound:
+        top = f"{int(bound):,}" if bound == int(bound) else f"{bound:g}"
+        raise ConfigError(f"{where}: {value!r} is out of range (a number from 0 to {top})")
+
+
 def _coerce(value: Any, hint: Any, where: str) -> Any:
+    key = where.rsplit(": ", 1)[-1]
     origin = typing.get_origin(hint)
     if origin in (typing.Union, types.UnionType):
         args = typing.get_args(hint)
@@ -582,10 +605,12 @@ def _coerce(value: Any, hint: Any, where: str) -> Any:
         raise ConfigError(f"{where}: expected true or false, got {value!r}")
     if hint is int:
         if isinstance(value, int) and not isinstance(value, bool):
+            _number(value, key, where)
             return value
         raise ConfigError(f"{where}: expected an integer, got {value!r}")
     if hint is float:
         if isinstance(value, int | float) and not isinstance(value, bool):
+            _number(float(value), key, where)
             return float(value)
         raise ConfigError(f"{where}: expected a number, got {value!r}")
     if hint is str:

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from formhunter.commands._args import count, number
 from formhunter.exceptions import UsageError
 from formhunter.worlds import WORLDS
 
@@ -189,13 +190,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         q.add_argument(
             "--sites", type=_positive, default=500, help="sites of the simulated web (default 500)"
         )
-        q.add_argument("--seed", type=int, default=7, help="simulated web seed (default 7)")
+        q.add_argument("--seed", type=count, default=7, help="simulated web seed (default 7)")
         q.add_argument(
             "--concurrency", type=_positive, default=64, help="requests in flight (default 64)"
         )
         q.add_argument(
             "--slow-delay",
-            type=float,
+            type=number,
             default=0.5,
             help="seconds the proxy waits on the web's slow pages (default 0.5)",
         )
@@ -298,7 +299,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="print a cProfile of formhunter's crawl (top 30, cumulative)")
     t.add_argument(
         "--page-kb",
-        type=int,
+        type=count,
         default=0,
         metavar="N",
         help="pad every HTML page of the simulated web to about N KB of realistic "
@@ -318,7 +319,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.set_defaults(sites=300, concurrency=32)
     c.add_argument("--domain", default="airfare", help="domain of the seeds (default airfare)")
     c.add_argument("--strategy", default="ache", help="strategy (default ache)")
-    c.add_argument("--page-kb", type=int, default=100, metavar="N",
+    c.add_argument("--page-kb", type=count, default=100, metavar="N",
                    help="pad every HTML page to about N KB (default 100)")
     c.add_argument("--workers", type=_sizes, default=[1, 2, 4],
                    help="shard counts (default 1,2,4)")

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from formhunter.catalogue import Catalogue
+from formhunter.commands._args import count, number
 from formhunter.config import Settings, load_settings, settings_from_dict
 from formhunter.engine import CrawlResult, Engine
 from formhunter.exceptions import ConfigError, UsageError
@@ -50,20 +51,20 @@ def read_seeds(path: str) -> list[str]:
 def add_crawl_flags(p: argparse.ArgumentParser) -> None:
     """Flags shared by ``crawl`` (and reused by ``demo``); defaults None = not given."""
     p.add_argument("--strategy", help="crawl strategy (bfs, random, baseline, ache, ...)")
-    p.add_argument("--max-pages", type=int, metavar="N", help="pages to fetch (budget)")
+    p.add_argument("--max-pages", type=count, metavar="N", help="pages to fetch (budget)")
     p.add_argument("--proxy", metavar="URL", help="send every request through this HTTP proxy")
     p.add_argument("--allow-private", action="store_true", default=None,
                    help="allow loopback/private addresses (refused by default)")
     p.add_argument("--render", choices=["never", "auto", "always"],
                    help="render pages with a headless browser")
     p.add_argument("--config", metavar="FILE", help="settings file (TOML)")
-    p.add_argument("--concurrency", type=int, metavar="N", help="requests in flight")
-    p.add_argument("--min-delay", type=float, metavar="S",
+    p.add_argument("--concurrency", type=count, metavar="N", help="requests in flight")
+    p.add_argument("--min-delay", type=number, metavar="S",
                    help="seconds between two requests to one host")
     p.add_argument("--no-robots", action="store_true", default=None,
                    help="do not obey robots.txt (only for webs you own)")
-    p.add_argument("--max-seconds", type=float, metavar="S", help="stop after S seconds")
-    p.add_argument("--random-state", type=int, metavar="N", help="seed of random choices")
+    p.add_argument("--max-seconds", type=number, metavar="S", help="stop after S seconds")
+    p.add_argument("--random-state", type=count, metavar="N", help="seed of random choices")
     p.add_argument("--warc", metavar="DIR",
                    help="write the fetched responses and their requests as WARC/1.1 files "
                    "in DIR")
@@ -324,7 +325,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--db", metavar="FILE", help="the DuckDB catalogue to write")
     p.add_argument("--resume", action="store_true",
                    help="continue the catalogue's latest run where it stopped")
-    p.add_argument("--ui", type=int, metavar="PORT",
+    p.add_argument("--ui", type=count, metavar="PORT",
                    help="serve the catalogue's web page on PORT while crawling (live figures, "
                    "forms, labels; the URL with its token is printed)")
     p.add_argument("--ui-host", default="127.0.0.1",
@@ -333,7 +334,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="probe each relevant form during the crawl: a few GET submissions "
                    "within the same politeness, robots.txt and address guard ([probe] in "
                    "the settings; off by default: it submits forms to other people's sites)")
-    p.add_argument("--workers", type=int, metavar="N",
+    p.add_argument("--workers", type=count, metavar="N",
                    help="crawl on a local Ray cluster of N shards that formhunter starts")
     p.add_argument("--ray-address", metavar="ADDR",
                    help="crawl on an existing Ray cluster (ray start --head ...); --workers "

@@ -11,6 +11,7 @@ import argparse
 from pathlib import Path
 
 from formhunter.catalogue import Catalogue
+from formhunter.commands._args import count, number
 from formhunter.config import load_settings
 from formhunter.simweb import SimWeb
 from formhunter.simweb.server import proxy_process
@@ -71,13 +72,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "strategy, print the relevant forms and the harvest rate, and keep the catalogue.",
     )
     p.add_argument("--domain", default="airfare", help="domain to crawl for (default airfare)")
-    p.add_argument("--pages", type=int, default=2000, metavar="N", help="pages to fetch")
+    p.add_argument("--pages", type=count, default=2000, metavar="N", help="pages to fetch")
     p.add_argument("--db", default="formhunter-demo.duckdb", metavar="FILE",
                    help="catalogue file (default ./formhunter-demo.duckdb; runs are added)")
     p.add_argument("--strategy", help="strategy (default: the best available)")
-    p.add_argument("--sites", type=int, default=500, metavar="N", help="sites in the web")
-    p.add_argument("--seed", type=int, default=7, help="seed of the simulated web")
-    p.add_argument("--min-delay", type=float, default=0.05, metavar="S",
+    p.add_argument("--sites", type=count, default=500, metavar="N", help="sites in the web")
+    p.add_argument("--seed", type=count, default=7, help="seed of the simulated web")
+    p.add_argument("--min-delay", type=number, default=0.05, metavar="S",
                    help="seconds between two requests to one host (default 0.05)")
     p.add_argument("--config", metavar="FILE", help="settings file (TOML)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress output")

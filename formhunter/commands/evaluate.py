@@ -24,6 +24,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from formhunter.commands._args import count, number
+
 
 def _print_confusion(labels: list[str], cm: list[list[int]]) -> None:
     width = max(8, *(len(x) for x in labels)) + 1
@@ -177,9 +179,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="model kind")  # fmt: skip
     p.add_argument("--model", help="model directory (default: data/models/KIND)")
     p.add_argument("--domains-dir", help="folder of domain packs (default: domains/)")
-    p.add_argument("--folds", type=int, default=5, help="cross-validation folds (default 5)")
+    p.add_argument("--folds", type=count, default=5, help="cross-validation folds (default 5)")
     p.add_argument("--pin", action="store_true", help="record the result in data/baselines.json")
-    p.add_argument("--floor", type=float, help="with --pin: set the floor")
+    p.add_argument("--floor", type=number, help="with --pin: set the floor")
     p.add_argument("--allow-lower-floor", action="store_true",
                    help="with --pin --floor: allow lowering a pinned floor")  # fmt: skip
     p.add_argument("--frozen", action="store_true",

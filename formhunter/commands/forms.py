@@ -24,6 +24,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from formhunter.commands._args import count, fraction
 from formhunter.commands._common import (
     Column,
     open_catalogue,
@@ -155,16 +156,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--domain", help="only forms of this domain (the label's, else the verdict's)")
     p.add_argument("--relevant", action="store_true", help="only relevant forms")
     p.add_argument("--not-relevant", action="store_true", help="only forms not relevant")
-    p.add_argument("--run", type=int, metavar="ID", help="only forms this run saw")
+    p.add_argument("--run", type=count, metavar="ID", help="only forms this run saw")
     p.add_argument("--site", help="only forms of this site (e.g. example.com)")
-    p.add_argument("--min-score", type=float, metavar="S",
+    p.add_argument("--min-score", type=fraction, metavar="S",
                    help="only searchable forms whose domain score is at least S (0-1)")
-    p.add_argument("--max-score", type=float, metavar="S",
+    p.add_argument("--max-score", type=fraction, metavar="S",
                    help="only searchable forms whose domain score is at most S (0-1)")
     p.add_argument("--labelled", action="store_true", help="only forms a user labelled")
     p.add_argument("--unlabelled", action="store_true", help="only forms nobody labelled")
     p.add_argument("--format", choices=["table", "csv", "json", "parquet"], default="table")
     p.add_argument("--out", metavar="FILE", help="write to FILE instead of stdout")
-    p.add_argument("--limit", type=int, default=50, metavar="N",
+    p.add_argument("--limit", type=count, default=50, metavar="N",
                    help="rows shown by --format table (0: all; default 50)")
     p.set_defaults(func=cmd_forms)

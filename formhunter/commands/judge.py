@@ -30,6 +30,7 @@ import os
 import sys
 from typing import Any
 
+from formhunter.commands._args import count
 from formhunter.critics.files import PARALLEL_FROM, judge_files, page_files
 from formhunter.critics.files import make_critic as critic_of
 from formhunter.exceptions import UsageError
@@ -80,7 +81,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the domain model, by name (formhunter models list; 'shipped': "
                    "data/models; default: the newest trained)")  # fmt: skip
     p.add_argument("--domains-dir", help="folder of domain packs (heuristic critic)")
-    p.add_argument("--jobs", type=int, default=0, metavar="N",
+    p.add_argument("--jobs", type=count, default=0, metavar="N",
                    help="parsing processes (default: one per core, up to 4, from "
                    f"{PARALLEL_FROM} pages on; 1 = none)")  # fmt: skip
     p.set_defaults(func=run)

@@ -23,6 +23,7 @@ import pyarrow as pa
 from rich.table import Table
 
 from formhunter.catalogue import Catalogue
+from formhunter.commands._args import count
 from formhunter.commands._common import (
     open_catalogue,
     print_table,
@@ -155,10 +156,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "ACHE paper; other learners' figures as key=value.",
     )
     p.add_argument("--db", required=True, metavar="FILE", help="the DuckDB catalogue")
-    p.add_argument("--run", type=int, metavar="ID", help="the run (default: the latest)")
+    p.add_argument("--run", type=count, metavar="ID", help="the run (default: the latest)")
     p.add_argument("--learner", metavar="NAME",
                    help="only this learner's iterations (e.g. ache-online, apprentice, cfc)")
     p.add_argument("--format", choices=["table", "csv", "json"], default="table")
-    p.add_argument("--terms", type=int, default=8, metavar="N",
+    p.add_argument("--terms", type=count, default=8, metavar="N",
                    help="terms shown per feature space by --format table (0: all; default 8)")
     p.set_defaults(func=cmd_learning)

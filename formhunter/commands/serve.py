@@ -14,6 +14,7 @@ import asyncio
 import sys
 from pathlib import Path
 
+from formhunter.commands._args import count
 from formhunter.exceptions import UsageError
 
 #: the port ``serve`` listens on unless ``--port`` says otherwise
@@ -70,7 +71,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--db", required=True, metavar="FILE", help="the DuckDB catalogue")
-    p.add_argument("--port", type=int, default=DEFAULT_PORT, metavar="P",
+    p.add_argument("--port", type=count, default=DEFAULT_PORT, metavar="P",
                    help=f"port (default {DEFAULT_PORT}; 0 picks a free one)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--models", metavar="DIR",

@@ -9,6 +9,7 @@ import argparse
 import asyncio
 import json
 
+from formhunter.commands._args import count, number
 from formhunter.exceptions import UsageError
 from formhunter.simweb.weight import PAGE_KB_MAX, check_page_kb
 from formhunter.worlds import WORLDS, World, open_world
@@ -24,8 +25,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     ssub = p.add_subparsers(dest="simweb_command", metavar="ACTION")
 
     def common(q: argparse.ArgumentParser, world: bool = True) -> None:
-        q.add_argument("--seed", type=int, default=7, help="generator seed (default 7)")
-        q.add_argument("--sites", type=int, default=500, help="number of sites (default 500)")
+        q.add_argument("--seed", type=count, default=7, help="generator seed (default 7)")
+        q.add_argument("--sites", type=count, default=500, help="number of sites (default 500)")
         if world:
             q.add_argument("--world", choices=WORLDS, default="simweb",
                            help="which family of simulated webs (default simweb)")  # fmt: skip
@@ -36,13 +37,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Answer absolute-URI HTTP requests for the simulated hosts.",
     )
     common(q)
-    q.add_argument("--port", type=int, default=8899, help="port on 127.0.0.1 (default 8899)")
+    q.add_argument("--port", type=count, default=8899, help="port on 127.0.0.1 (default 8899)")
     q.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     q.add_argument("--log", default=None, metavar="FILE", help="append a JSON line per request")
-    q.add_argument("--slow-delay", type=float, default=2.0, help="delay of slow pages (s)")
+    q.add_argument("--slow-delay", type=number, default=2.0, help="delay of slow pages (s)")
     q.add_argument(
         "--page-kb",
-        type=int,
+        type=count,
         default=0,
         metavar="N",
         help=f"pad every HTML page to about N KB of realistic boilerplate markup "
@@ -57,7 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     common(q)
     q.add_argument("--domain", required=True, help="airfare, auto, book, hotel, job, movie, ...")
-    q.add_argument("--n", type=int, default=20, help="how many (default 20)")
+    q.add_argument("--n", type=count, default=20, help="how many (default 20)")
     q.set_defaults(func=_seeds)
 
     q = ssub.add_parser(
@@ -89,8 +90,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Counts of the web and the proxy's throughput.",
     )
     common(q, world=False)
-    q.add_argument("--clients", type=int, default=32, help="concurrent clients (default 32)")
-    q.add_argument("--requests", type=int, default=3000, help="requests to time")
+    q.add_argument("--clients", type=count, default=32, help="concurrent clients (default 32)")
+    q.add_argument("--requests", type=count, default=3000, help="requests to time")
     q.set_defaults(func=_bench, world="simweb")
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from formhunter.commands._args import count, number
 from formhunter.exceptions import UsageError
 
 
@@ -328,9 +329,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--no-packs", action="store_true",
                    help="train on formasaurus only (default: the domain packs' forms too)")
     s.add_argument("--domains-dir", help="folder of domain packs (default: domains/)")
-    s.add_argument("--max-depth", type=int, default=None, help="tree depth (0 = unlimited)")
-    s.add_argument("--min-samples-leaf", type=int, default=None, help="tree leaf size")
-    s.add_argument("--folds", type=int, default=5, help="cross-validation folds (default 5)")
+    s.add_argument("--max-depth", type=count, default=None, help="tree depth (0 = unlimited)")
+    s.add_argument("--min-samples-leaf", type=count, default=None, help="tree leaf size")
+    s.add_argument("--folds", type=count, default=5, help="cross-validation folds (default 5)")
     _models_flag(s)
     s.set_defaults(func=run_searchable)
 
@@ -346,11 +347,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.add_argument("--from-catalogue", metavar="FILE",
                    help="also train on the labels users gave in this catalogue (formhunter "
                    "serve), and print the forms the new model is least sure of")
-    d.add_argument("--suggest", type=int, default=20, metavar="N",
+    d.add_argument("--suggest", type=count, default=20, metavar="N",
                    help="with --from-catalogue: forms to suggest labelling next (default 20)")
     d.add_argument("--domains-dir", help="folder of domain packs (default: domains/)")
-    d.add_argument("--C", type=float, default=None, help="SVM regularisation (default 0.5)")
-    d.add_argument("--folds", type=int, default=5, help="cross-validation folds (default 5)")
+    d.add_argument("--C", type=number, default=None, help="SVM regularisation (default 0.5)")
+    d.add_argument("--folds", type=count, default=5, help="cross-validation folds (default 5)")
     _models_flag(d)
     d.set_defaults(func=run_domain)
 
@@ -373,7 +374,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     pg.add_argument("--packs-only", action="store_true",
                     help="train on the packs' pages only (the 'svm'/'nb' page classifiers; "
                     "default: the real pages too, written to <model>-real, the 'real' one)")
-    pg.add_argument("--folds", type=int, default=5, help="cross-validation folds (default 5)")
+    pg.add_argument("--folds", type=count, default=5, help="cross-validation folds (default 5)")
     _models_flag(pg)
     pg.set_defaults(func=run_page)
 
@@ -404,29 +405,29 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     lk.add_argument("--domain", required=True, help="domain whose relevant forms are targets")
     lk.add_argument("--from-catalogue", metavar="DB", help="an earlier crawl's catalogue")
-    lk.add_argument("--run-id", type=int, default=None, help="with --from-catalogue: one run")
+    lk.add_argument("--run-id", type=count, default=None, help="with --from-catalogue: one run")
     lk.add_argument("--from-simweb", action="store_true", help="the simulated web's link graph")
     lk.add_argument("--from-files", metavar="DIR",
                     help="links.{parquet,jsonl,csv} (src_url, dst_url, anchor[, around]) and "
                     "forms.{...} (page_url, relevant or domain)")  # fmt: skip
-    lk.add_argument("--seed", type=int, default=8,
+    lk.add_argument("--seed", type=count, default=8,
                     help="--from-simweb: the web's seed (default 8; benchmarks crawl seed 7)")
-    lk.add_argument("--sites", type=int, default=500, help="--from-simweb: sites (default 500)")
+    lk.add_argument("--sites", type=count, default=500, help="--from-simweb: sites (default 500)")
     lk.add_argument("--cache", metavar="DIR",
                     help="--from-simweb: truth-graph cache (default ~/.cache/formhunter/bench)")
     lk.add_argument("--no-cache", action="store_true", help="--from-simweb: rebuild the graph")
     lk.add_argument("--out",
                     help="model directory (default: kept as <models>/link/<domain>/<name>)")
-    lk.add_argument("--levels", type=int, default=3, help="link levels (default 3)")
-    lk.add_argument("--features", type=int, default=25,
+    lk.add_argument("--levels", type=count, default=3, help="link levels (default 3)")
+    lk.add_argument("--features", type=count, default=25,
                     help="terms per feature space (default 25, as the crawl's learner)")
-    lk.add_argument("--min-df", type=int, default=2, help="minimum links per term (default 2)")
-    lk.add_argument("--min-sites", type=int, default=2,
+    lk.add_argument("--min-df", type=count, default=2, help="minimum links per term (default 2)")
+    lk.add_argument("--min-sites", type=count, default=2,
                     help="a term must occur on links to >= N sites (default 2)")
-    lk.add_argument("--max-targets", type=int, default=None, help="sample this many targets")
-    lk.add_argument("--max-per-level", type=int, default=3000,
+    lk.add_argument("--max-targets", type=count, default=None, help="sample this many targets")
+    lk.add_argument("--max-per-level", type=count, default=3000,
                     help="links kept per level of the backward crawl (default 3000)")
-    lk.add_argument("--random-state", type=int, default=0, help="sampling seed (default 0)")
+    lk.add_argument("--random-state", type=count, default=0, help="sampling seed (default 0)")
     lk.add_argument("--note", default="", help="appended to the manifest's source")
     _models_flag(lk)
     lk.set_defaults(func=run_link)

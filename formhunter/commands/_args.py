@@ -1,0 +1,47 @@
+"""Argument types shared by the commands: every numeric flag is finite and in range.
+
+Not a command itself (``formhunter.cli.COMMANDS`` does not list it). A bad value is a
+usage error (exit 2) naming the flag: ``--min-delay nan``, ``--random-state -1`` or
+``2**70`` are refused before anything runs. The bounds are the settings' own
+(``config.MAX_INT``, ``config.MAX_FLOAT``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+from formhunter.config import MAX_FLOAT, MAX_INT
+
+
+def count(text: str) -> int:
+    """A whole number from 0 to ``config.MAX_INT``."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 0 <= value <= MAX_INT:
+        raise argparse.ArgumentTypeError(f"{text!r} is out of range (0 to {MAX_INT:,})")
+    return value
+
+
+def number(text: str) -> float:
+    """A finite number from 0 to ``config.MAX_FLOAT`` (nan, inf, negatives refused)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value) or not 0 <= value <= MAX_FLOAT:
+        raise argparse.ArgumentTypeError(f"{text!r} is out of range (0 to {MAX_FLOAT:g})")
+    return value
+
+
+def fraction(text: str) -> float:
+    """A finite number from 0 to 1 (a score)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value) or not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is out of range (0 to 1)")
+    return value
