@@ -14,15 +14,20 @@ import math
 from formhunter.config import MAX_FLOAT, MAX_INT
 
 
-def count(text: str) -> int:
-    """A whole number from 0 to ``config.MAX_INT``."""
+def count(text: str, least: int = 0) -> int:
+    """A whole number from ``least`` to ``config.MAX_INT``."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if not 0 <= value <= MAX_INT:
-        raise argparse.ArgumentTypeError(f"{text!r} is out of range (0 to {MAX_INT:,})")
+    if not least <= value <= MAX_INT:
+        raise argparse.ArgumentTypeError(f"{text!r} is out of range ({least} to {MAX_INT:,})")
     return value
+
+
+def positive(text: str) -> int:
+    """A whole number from 1 to ``config.MAX_INT``."""
+    return count(text, least=1)
 
 
 def number(text: str) -> float:

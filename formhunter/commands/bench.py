@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from formhunter.commands._args import count, number
+from formhunter.commands._args import count, number, positive
 from formhunter.exceptions import UsageError
 from formhunter.worlds import WORLDS
 
@@ -161,16 +161,6 @@ def _webs(text: str) -> tuple[int, ...]:
     return webs
 
 
-def _positive(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return n
-
-
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "bench",
@@ -183,16 +173,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     def common(q: argparse.ArgumentParser, pages: int) -> None:
         q.add_argument(
             "--pages",
-            type=_positive,
+            type=positive,
             default=pages,
             help=f"page budget of every crawl (default {pages})",
         )
         q.add_argument(
-            "--sites", type=_positive, default=500, help="sites of the simulated web (default 500)"
+            "--sites", type=positive, default=500, help="sites of the simulated web (default 500)"
         )
         q.add_argument("--seed", type=count, default=7, help="simulated web seed (default 7)")
         q.add_argument(
-            "--concurrency", type=_positive, default=64, help="requests in flight (default 64)"
+            "--concurrency", type=positive, default=64, help="requests in flight (default 64)"
         )
         q.add_argument(
             "--slow-delay",
@@ -238,13 +228,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     h.add_argument(
         "--repeats",
-        type=_positive,
+        type=positive,
         default=1,
         help="repeats, each with another seed set (default 1)",
     )
     h.add_argument(
         "--seeds-per-domain",
-        type=_positive,
+        type=positive,
         default=10,
         help="seed URLs per domain and repeat (default 10)",
     )
@@ -253,7 +243,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="DIR",
         help="where the truth graph is cached (default ~/.cache/formhunter/bench)",
     )
-    h.add_argument("--learning-threshold", type=_positive, default=0, metavar="N",
+    h.add_argument("--learning-threshold", type=positive, default=0, metavar="N",
                    help="new relevant forms before a learning iteration (default: the "
                    "settings' default)")  # fmt: skip
     h.add_argument("--config", metavar="FILE", default="",
@@ -324,7 +314,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--workers", type=_sizes, default=[1, 2, 4],
                    help="shard counts (default 1,2,4)")
     c.add_argument("--no-kill", action="store_true", help="skip the run with a shard killed")
-    c.add_argument("--learning-threshold", type=_positive, default=5, metavar="N",
+    c.add_argument("--learning-threshold", type=positive, default=5, metavar="N",
                    help="new relevant forms per learning iteration, every run (default 5)")
     c.set_defaults(func=cmd_cluster)
 
@@ -339,7 +329,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="frontier sizes (default 10000,100000,1000000)")
     r.add_argument("--paths", type=_sizes, default=[100, 300, 1000],
                    help="training paths per retrain (default 100,300,1000)")
-    r.add_argument("--batch", type=_positive, default=50_000,
+    r.add_argument("--batch", type=positive, default=50_000,
                    help="links per Arrow batch (default 50000)")
     r.add_argument("--no-store", action="store_true",
                    help="skip retrain + re-rank of a frontier stored in DuckDB")
