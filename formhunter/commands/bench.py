@@ -346,11 +346,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="simulated webs (seeds; default 11,12,13)")
     b.add_argument("--domains", default="auto,book,job,movie",
                    help="domains, comma-separated (default auto,book,job,movie)")
-    b.add_argument("--pages", type=_positive, default=800, help="pages per crawl (default 800)")
-    b.add_argument("--sites", type=_positive, default=500, help="sites per web (default 500)")
-    b.add_argument("--min-delay", type=float, default=0.5, metavar="S",
+    b.add_argument("--pages", type=positive, default=800, help="pages per crawl (default 800)")
+    b.add_argument("--sites", type=positive, default=500, help="sites per web (default 500)")
+    b.add_argument("--min-delay", type=number, default=0.5, metavar="S",
                    help="seconds between two requests to one host (default 0.5)")
-    b.add_argument("--max-per-form", type=_positive, default=6,
+    b.add_argument("--max-per-form", type=positive, default=6,
                    help="submissions per form (default 6, as [probe] max_per_form)")
     b.add_argument("--out", metavar="DIR", help="keep the catalogues, logs and rows here")
     b.set_defaults(func=cmd_probe)

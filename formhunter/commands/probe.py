@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from formhunter.catalogue import Catalogue
+from formhunter.commands._args import count, number
 from formhunter.config import load_settings
 from formhunter.exceptions import UsageError
 
@@ -62,16 +63,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--domain", help="only forms the critic assigned to this domain")
     p.add_argument("--forms", choices=["relevant", "searchable"],
                    help="which stored forms (default: [probe] forms, relevant)")
-    p.add_argument("--max-per-form", type=int, metavar="N",
+    p.add_argument("--max-per-form", type=count, metavar="N",
                    help="submissions per form at most (default: [probe] max_per_form, 6)")
-    p.add_argument("--max-per-site", type=int, metavar="N",
+    p.add_argument("--max-per-site", type=count, metavar="N",
                    help="submissions per site at most (default: [probe] max_per_site)")
-    p.add_argument("--run", type=int, metavar="ID", help="only forms of this run")
+    p.add_argument("--run", type=count, metavar="ID", help="only forms of this run")
     p.add_argument("--again", action="store_true", help="probe forms probed before again")
     p.add_argument("--proxy", metavar="URL", help="send every request through this HTTP proxy")
     p.add_argument("--allow-private", action="store_true", default=None,
                    help="allow loopback/private addresses (refused by default)")
-    p.add_argument("--min-delay", type=float, metavar="S",
+    p.add_argument("--min-delay", type=number, metavar="S",
                    help="seconds between two requests to one host")
     p.add_argument("--config", metavar="FILE", help="settings file (TOML)")
     p.add_argument("--list", dest="verbose_forms", action="store_true",
