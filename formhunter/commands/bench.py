@@ -289,7 +289,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="print a cProfile of formhunter's crawl (top 30, cumulative)")
     t.add_argument(
         "--page-kb",
-        type=count,
+        type=int,  # check_page_kb says the range, with its own message
         default=0,
         metavar="N",
         help="pad every HTML page of the simulated web to about N KB of realistic "

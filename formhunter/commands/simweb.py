@@ -43,7 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--slow-delay", type=number, default=2.0, help="delay of slow pages (s)")
     q.add_argument(
         "--page-kb",
-        type=count,
+        type=int,  # check_page_kb says the range, with its own message
         default=0,
         metavar="N",
         help=f"pad every HTML page to about N KB of realistic boilerplate markup "
