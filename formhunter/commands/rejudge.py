@@ -20,6 +20,7 @@ from typing import Any
 
 from rich.table import Table
 
+from formhunter.commands._args import count
 from formhunter.commands._common import describe_models, print_table, quiet_broken_pipe
 from formhunter.exceptions import UsageError
 
@@ -102,6 +103,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--critic", default="default",
                    help="critic by registry name (default: default, the trained models)")
     p.add_argument("--format", choices=["table", "json"], default="table")
-    p.add_argument("--limit", type=int, default=50, metavar="N",
+    p.add_argument("--limit", type=count, default=50, metavar="N",
                    help="changes shown by --format table (0: all; default 50)")
     p.set_defaults(func=cmd_rejudge)

@@ -388,7 +388,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "page. Uses the domain model's parameters and the page classifiers of <models>.",
     )
     cx.add_argument("--out", help="model directory (default: <models>/context)")
-    cx.add_argument("--folds", type=int, default=5, help="cross-validation folds (default 5)")
+    cx.add_argument("--folds", type=count, default=5, help="cross-validation folds (default 5)")
     _models_flag(cx)
     cx.set_defaults(func=run_context)
 

@@ -33,7 +33,12 @@ def test_a_bad_number_flag_is_a_usage_error(flag: str, value: str, tmp_path: Pat
                                   ["judge", "x.html", "--jobs", "-1"],
                                   ["serve", "--db", "x.duckdb", "--port", "nan"],
                                   ["simweb", "seeds", "--domain", "book", "--n", "-5"],
-                                  ["train", "domain", "--C", "nan"]])  # fmt: skip
+                                  ["train", "domain", "--C", "nan"],
+                                  ["forms", "--db", "x.duckdb", "--min-score", "nan"],
+                                  ["forms", "--db", "x.duckdb", "--max-score", "2"],
+                                  ["rejudge", "--db", "x.duckdb", "--limit", "-1"],
+                                  ["probe", "--db", "x.duckdb", "--min-delay", "inf"],
+                                  ["train", "context", "--folds", str(2**70)]])  # fmt: skip
 def test_other_commands_refuse_bad_numbers(argv: list[str],
                                            capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
     with pytest.raises(SystemExit) as exit_:
