@@ -39,6 +39,7 @@ import pandas as pd
 
 from classifiers.exceptions import DataError
 from classifiers.form_features import FormSample
+from classifiers.inputs import check_regular
 
 __all__ = [
     "FORMASAURUS_FILE",
@@ -96,22 +97,36 @@ def iter_packs(root: Path | str | None = None) -> list[str]:
     )
 
 
+#: the largest labelled-data file read (streamed line by line)
+MAX_JSONL_BYTES = 1 << 30
+
+
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    if not path.is_file():
+    """The JSON objects of a .jsonl file, one per line ([] when there is no file).
+    DataError naming the file and line for a file that is not UTF-8 text (a BOM is
+    fine), a line that is not a JSON object, or a path that is not a regular file."""
+    if not path.exists():
         return []
+    check_regular(path, MAX_JSONL_BYTES, "labelled-data file")
     rows = []
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
-            if not isinstance(row, dict):
-                raise DataError(f"{path}:{lineno}: expected a JSON object")
-            rows.append(row)
+    lineno = 0
+    try:
+        with path.open(encoding="utf-8-sig") as fh:
+            for lineno, line in enumerate(fh, 1):
+                line = line.strip()
+                if not line:
+                    continue
+                try:
+                    row = json.loads(line)
+                except (json.JSONDecodeError, RecursionError) as exc:
+                    msg = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deep"
+                    raise DataError(f"{path}:{lineno}: not valid JSON ({msg})") from None
+                if not isinstance(row, dict):
+                    raise DataError(f"{path}:{lineno}: expected a JSON object")
+                rows.append(row)
+    except UnicodeDecodeError:
+        raise DataError(f"{path}:{lineno + 1}: not UTF-8 text (a binary file?); one JSON "
+                        "object per line is expected") from None
     return rows
 
 

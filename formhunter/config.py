@@ -26,8 +26,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from classifiers.inputs import read_regular
 from formhunter import __version__
-from formhunter.exceptions import ConfigError
+from formhunter.exceptions import ConfigError, UsageError
 
 #: The product token robots.txt groups are matched against.
 ROBOTS_TOKEN = "formhunter"
@@ -656,9 +657,11 @@ def load_settings(config_file: str | Path | None = None,
     if config_file:
         path = Path(config_file)
         try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(f"cannot read the settings file {path}: {exc.strerror}") from exc
+            text = read_regular(path, 1 << 20, "settings file").decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"the settings file {path} is not UTF-8 text: {exc}") from exc
+        except UsageError as exc:  # missing, not a regular file (a FIFO), over 1 MB
+            raise ConfigError(str(exc)) from exc
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from classifiers.inputs import read_regular
 from formhunter.catalogue import Catalogue
 from formhunter.commands._args import count, number
 from formhunter.config import Settings, load_settings, settings_from_dict
@@ -26,15 +27,25 @@ from formhunter.keywords import known_domains
 from formhunter.progress import CrawlProgress, status_line
 from formhunter.strategies import get_strategy
 
+#: the largest seed file read
+MAX_SEEDS_BYTES = 64 << 20
+
 
 def read_seeds(path: str) -> list[str]:
-    """Seed URLs of a file: one per line, blank lines and ``#`` comments ignored."""
+    """Seed URLs of a file: one per line, blank lines and ``#`` comments ignored; a
+    UTF-8 BOM is fine; only a regular file of at most ``MAX_SEEDS_BYTES`` is read."""
     try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+        if path == "-":
+            text = sys.stdin.read(MAX_SEEDS_BYTES + 1)
+            if len(text) > MAX_SEEDS_BYTES:
+                raise UsageError(f"the seeds on stdin are more than {MAX_SEEDS_BYTES:,} bytes")
+        else:
+            text = read_regular(path, MAX_SEEDS_BYTES, "seed file").decode("utf-8")
     except FileNotFoundError:
         raise UsageError(f"seed file {path} does not exist") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"cannot read seed file {path}: {exc}") from None
+    text = text.removeprefix("\ufeff")  # a BOM, as Windows editors write
     seeds = [ln.split("#", 1)[0].strip() for ln in text.splitlines()]
     seeds = [s for s in seeds if s]
     bad = [s for s in seeds if not s.lower().startswith(("http://", "https://"))]

@@ -17,7 +17,9 @@ relative actions, and its host is part of the domain model's site context);
 without it a page's URL is its file URI.
 
 A page that cannot be read or parsed gets one line {"file", "error"} and the run
-goes on; the exit code is then 1. With many pages, worker processes (``--jobs``,
+goes on; the exit code is then 1. Only regular files are read (a FIFO or a link to a
+device is an error line, never a hang), no page larger than ``--max-bytes``. With
+many pages, worker processes (``--jobs``,
 default: one per core, up to 4, from 32 pages on) read and parse while this
 process loads the models and judges.
 """
@@ -53,7 +55,8 @@ def run(args: argparse.Namespace) -> int:
     jobs = args.jobs or (min(os.cpu_count() or 1, 4) if len(files) >= PARALLEL_FROM else 1)
     failed = 0
     out = sys.stdout
-    for row in judge_files(lambda: make_critic(args), files, args.url, jobs, args.domain):
+    for row in judge_files(lambda: make_critic(args), files, args.url, jobs, args.domain,
+                           args.max_bytes):
         failed += "error" in row
         out.write(json.dumps(row, ensure_ascii=False) + "\n")
     out.flush()
@@ -84,4 +87,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--jobs", type=count, default=0, metavar="N",
                    help="parsing processes (default: one per core, up to 4, from "
                    f"{PARALLEL_FROM} pages on; 1 = none)")  # fmt: skip
+    p.add_argument("--max-bytes", type=count, default=0, metavar="N",
+                   help="pages larger than N bytes are not read (default: the crawl's "
+                   "[fetch] max_bytes, 5 MB)")  # fmt: skip
     p.set_defaults(func=run)

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from formhunter.exceptions import ParseError
+from formhunter.exceptions import ParseError, UsageError
 from formhunter.model import Page
 
 #: pages judged per call of the critic (its per-call overhead dwarfs its per-form cost)
@@ -25,8 +25,8 @@ _SUFFIXES = (".html", ".htm", ".warc", ".warc.gz")
 WARC_BODY_BYTES = 10_000_000
 
 #: one page to judge: (file, its URL or None for the file's URI, its body or None to
-#: read the file)
-Job = tuple[Path, str | None, bytes | None]
+#: read the file, the most bytes read from the file)
+Job = tuple[Path, str | None, bytes | None, int]
 #: characters of a page's text the topic score reads (``classifiers.page_classifier.page_text``)
 PAGE_TEXT_CHARS = 50_000
 
@@ -41,26 +41,43 @@ def page_files(paths: Sequence[str | Path]) -> Iterator[Path]:
             yield p
 
 
-def page_jobs(files: Iterable[Path], url: str | None) -> Iterator[Job]:
-    """One job per HTML file, one per HTML response of each WARC file (streamed)."""
+def page_jobs(files: Iterable[Path], url: str | None, max_bytes: int = 0) -> Iterator[Job]:
+    """One job per HTML file, one per HTML response of each WARC file (streamed). Only
+    regular files are opened here (a FIFO or a link to a device: its job's read says
+    why, never a hang); no page over ``max_bytes`` (default: the crawl's ``[fetch]
+    max_bytes``) is read."""
+    from classifiers.inputs import check_regular
     from formhunter.warc import is_warc, read_pages
 
+    cap = max_bytes or _default_max_bytes()
     for f in files:
+        try:
+            check_regular(f, 1 << 62, "page")
+        except UsageError:
+            yield f, url, None, cap
+            continue
         if is_warc(f):
             for p in read_pages(f, max_bytes=WARC_BODY_BYTES):
-                yield f, p.url, p.body
+                yield f, p.url, p.body, cap
         else:
-            yield f, url, None
+            yield f, url, None, cap
 
 
-def _parse(path: Path, url: str | None, body: bytes | None = None) -> Page:
+def _default_max_bytes() -> int:
+    from formhunter.config import Settings
+
+    return Settings().fetch.max_bytes
+
+
+def _parse(path: Path, url: str | None, body: bytes | None = None, max_bytes: int = 0) -> Page:
+    from classifiers.inputs import read_regular
     from formhunter.parse import parse_page
 
     if body is None:
         try:
-            body = path.read_bytes()
-        except OSError as exc:
-            raise ParseError(f"cannot read: {exc.strerror or exc}") from None
+            body = read_regular(path, max_bytes or _default_max_bytes(), "page")
+        except UsageError as exc:  # not a regular file, too large, unreadable
+            raise ParseError(str(exc)) from None
     try:
         return parse_page(url or path.resolve().as_uri(), body)
     except ParseError:
@@ -71,9 +88,9 @@ def _parse(path: Path, url: str | None, body: bytes | None = None) -> Page:
 
 def parse_one(job: Job) -> tuple[Path, Page | str]:
     """(path, the page slimmed to what the critic reads) or (path, error message)."""
-    path, url, body = job
+    path, url, body, max_bytes = job
     try:
-        page = _parse(path, url, body)
+        page = _parse(path, url, body, max_bytes)
     except ParseError as exc:
         return path, str(exc)
     page.links, page.leaves = [], []  # not judged; costly to pickle
@@ -83,11 +100,11 @@ def parse_one(job: Job) -> tuple[Path, Page | str]:
 
 @contextlib.contextmanager
 def parsed_pages(
-    files: Iterable[Path], url: str | None = None, jobs: int = 1
+    files: Iterable[Path], url: str | None = None, jobs: int = 1, max_bytes: int = 0
 ) -> Iterator[Iterator[tuple[Path, Page | str]]]:
     """``parse_one`` of each file, in order; with ``jobs`` > 1 in worker processes,
     which start parsing on entry."""
-    todo = page_jobs(files, url)
+    todo = page_jobs(files, url, max_bytes)
     if jobs <= 1:
         yield map(parse_one, todo)
         return
@@ -121,13 +138,14 @@ def judge_files(
     url: str | None = None,
     jobs: int = 1,
     target: str | None = None,
+    max_bytes: int = 0,
 ) -> Iterator[dict]:
     """One dict per form of each file (or one {"file", "error"} per failed file), in order.
 
     ``make_critic`` is called once the page workers are started (the models load
     while the first pages are parsed).
     """
-    with parsed_pages(files, url, jobs) as pages:
+    with parsed_pages(files, url, jobs, max_bytes) as pages:
         critic = make_critic()
         batch: list[tuple[Path, Page]] = []
 

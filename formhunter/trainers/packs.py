@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import logging
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,30 @@ from formhunter.forms import extract_forms
 from formhunter.model import Form
 
 __all__ = ["form_from_html", "load_formasaurus", "load_pack_forms", "load_real_forms"]
+
+log = logging.getLogger(__name__)
+
+
+def _record_form(rec: dict[str, Any], url: str, dropped: list[str], n: int) -> Form | None:
+    """The form of a labelled record, or None with the reason added to ``dropped``
+    (record ``n``, 1-based): no ``html``, ``html`` not text, or no <form> in it."""
+    html = rec.get("html")
+    if not isinstance(html, str) or not html.strip():
+        dropped.append(f"#{n} (no html)" if html is None or html == ""
+                       else f"#{n} (html is {type(html).__name__}, not text)")  # fmt: skip
+        return None
+    form = form_from_html(html, url, str(rec.get("context", "")))
+    if form is None:
+        dropped.append(f"#{n} (no <form> in its html)")
+    return form
+
+
+def _report_dropped(path: Path, dropped: list[str]) -> None:
+    """One warning per file that had records dropped, naming them."""
+    if dropped:
+        more = f" and {len(dropped) - 10} more" if len(dropped) > 10 else ""
+        log.warning("%s: %d labelled record(s) dropped: %s%s", path, len(dropped),
+                    ", ".join(dropped[:10]), more)  # fmt: skip
 
 
 def form_from_html(html: str, url: str = "", context: str = "") -> Form | None:
@@ -67,9 +92,10 @@ def load_pack_forms(
     packs = [*chosen, OTHER_PACK] if (base / OTHER_PACK).is_dir() else list(chosen)
     for name in packs:
         pack = load_pack(name, base)
-        for rec in pack.forms:
+        dropped: list[str] = []
+        for n, rec in enumerate(pack.forms, 1):
             url = str(rec.get("url", ""))
-            form = form_from_html(str(rec.get("html", "")), url, str(rec.get("context", "")))
+            form = _record_form(rec, url, dropped, n)
             if form is None:
                 continue
             label = str(rec.get("label") or (OTHER if name == OTHER_PACK else name))
@@ -88,6 +114,7 @@ def load_pack_forms(
                     "nav": _nav_text(rec.get("nav")),
                 }
             )
+        _report_dropped(base / name / "forms.jsonl", dropped)
     return pd.DataFrame(rows, columns=_COLUMNS).assign(real=False, source="")
 
 
@@ -122,10 +149,11 @@ def load_real_forms(root: Path | str | None = None) -> pd.DataFrame:
     rows: list[dict[str, Any]] = []
     for path in real_files(base):
         pack = path.parent.name
+        dropped: list[str] = []
         for i, rec in enumerate(read_jsonl(path)):
             site = str(rec.get("site") or "")
             url = str(rec.get("url") or (f"http://{site}/" if site else ""))
-            form = form_from_html(str(rec.get("html", "")), url, str(rec.get("context", "")))
+            form = _record_form(rec, url, dropped, i + 1)
             if form is None:
                 continue
             label = str(rec.get("label") or (OTHER if pack == OTHER_PACK else pack))
@@ -141,6 +169,7 @@ def load_real_forms(root: Path | str | None = None) -> pd.DataFrame:
                     "key": f"{pack}/{path.name}:{i}",
                 }
             )  # fmt: skip
+        _report_dropped(path, dropped)
     return pd.DataFrame(rows, columns=[*_COLUMNS, "source", "key"]).assign(real=True)
 
 

@@ -15,8 +15,9 @@ BAD = ["nan", "inf", "-1", str(2**70), "1e400"]
 @pytest.mark.parametrize("flag", ["--min-delay", "--max-seconds", "--random-state",
                                   "--max-pages", "--concurrency", "--workers"])  # fmt: skip
 @pytest.mark.parametrize("value", BAD)
-def test_a_bad_number_flag_is_a_usage_error(flag: str, value: str, tmp_path: Path,
-                                            capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_a_bad_number_flag_is_a_usage_error(
+    flag: str, value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     seeds = tmp_path / "seeds.txt"
     seeds.write_text("http://www.example.org/\n")
     db = tmp_path / "c.duckdb"
