@@ -123,6 +123,11 @@ _V8 = [
         prev_domain VARCHAR, prev_domain_score DOUBLE, prev_relevant BOOLEAN)""",
 ]
 
+_V9 = [
+    # the page topics the domain decision read, so that ``rejudge`` decides alike
+    "ALTER TABLE forms ADD COLUMN IF NOT EXISTS page_topics VARCHAR",
+]
+
 #: (version, note, statements). Append only; a new version migrates older files.
 MIGRATIONS: list[tuple[int, str, list[str]]] = [
     (1, "runs, pages, forms, form_fields, form_paths, frontier", _V1),
@@ -138,6 +143,8 @@ MIGRATIONS: list[tuple[int, str, list[str]]] = [
     (8, "the directory: forms.page_score/site_name/nav (what rejudge needs), runs.models "
         "(the models a run used), rejudgings + form_verdicts (verdicts of re-judgings); "
         "views form_directory and form_log (formhunter.directory)", _V8),
+    (9, "forms.page_topics: the page topic scores (JSON, by domain) the domain decision "
+        "read, site evidence included (rejudge judges with them)", _V9),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
@@ -159,7 +166,8 @@ FORM_SCHEMA = pa.schema(
      ("text", pa.string()), ("html", pa.string()), ("found_after_pages", pa.int64()),
      ("rendered", pa.bool_()), ("form_index", pa.int32()), ("context", pa.string()),
      ("page_title", pa.string()), ("found_at", pa.timestamp("us")),
-     ("page_score", pa.float64()), ("site_name", pa.string()), ("nav", pa.string())]
+     ("page_score", pa.float64()), ("site_name", pa.string()), ("nav", pa.string()),
+     ("page_topics", pa.string())]
 )  # fmt: skip
 FIELD_SCHEMA = pa.schema(
     [("form_id", pa.int64()), ("position", pa.int32()), ("name", pa.string()),
@@ -248,6 +256,11 @@ def _check_intact(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     except duckdb.Error as exc:
         msg = str(exc).splitlines()[0]
         raise CatalogueError(f"cannot open {path}: it is damaged ({msg}). {_DAMAGED_HINT}") from exc
+
+
+def _topics_json(verdict: Verdict) -> str | None:
+    """The page topics a verdict read, as stored (exact floats), or None."""
+    return json.dumps(verdict.page_topics) if verdict.page_topics else None
 
 
 def now() -> datetime:
@@ -596,7 +609,7 @@ class Catalogue:
             verdict.searchable, verdict.searchable_score, verdict.domain, verdict.domain_score,
             verdict.relevant, len(form.fields), form.text, form.html, found_after_pages,
             form.rendered, form.index, form.context, page.title[:500], now(),
-            page_score, page.site_name[:500], page.nav[:2000],
+            page_score, page.site_name[:500], page.nav[:2000], _topics_json(verdict),
         )  # fmt: skip
         for i, f in enumerate(form.fields):
             self.fields.append(fid, i, f.name, f.type, f.label, list(f.options), f.value,
@@ -635,7 +648,7 @@ class Catalogue:
         relevant): its domain, domain score and relevant flag change at the next commit."""
         with self._lock:
             self._revised.append((verdict.domain, verdict.domain_score, verdict.relevant,
-                                  run_id, site, signature))  # fmt: skip
+                                  _topics_json(verdict), run_id, site, signature))  # fmt: skip
 
     def record_learning(self, run_id: int, *, at_page: int, n_paths: int, seconds: float,
                         features: dict[str, Any], learner: str = "",
@@ -669,7 +682,8 @@ class Catalogue:
                 insert_arrow(con, "form_paths", self.paths.take())
                 if self._revised:
                     con.executemany(
-                        "UPDATE forms SET domain = ?, domain_score = ?, relevant = ?"
+                        "UPDATE forms SET domain = ?, domain_score = ?, relevant = ?,"
+                        " page_topics = coalesce(?, page_topics)"
                         " WHERE run_id = ? AND site = ? AND signature = ?", self._revised)
                     self._revised = []
                 if self._learning:

@@ -113,7 +113,9 @@ class Page:
     redirects. ``leaves`` are the page's visible text leaves in document order
     (used for DOM-offset features). ``site_name`` (og:site_name or
     application-name) and ``nav`` (texts of the site's navigation links, " | "
-    between them) are the site context the domain critic reads.
+    between them) are the site context the domain critic reads. ``topics``: the page's
+    topic scores by domain when already known (stored with its forms; ``rejudge``): a
+    critic then uses them instead of scoring the page's text.
     """
 
     url: str
@@ -130,6 +132,7 @@ class Page:
     rendered: bool = False
     site_name: str = ""
     nav: str = ""
+    topics: dict[str, float] | None = None
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         return Page, _FIELDS["Page"](self)  # positional: cheap to pickle and to load
@@ -141,7 +144,9 @@ class Verdict:
     """The critic's judgement of one form.
 
     ``relevant`` = searchable and of the target domain. ``domain`` is the
-    best-scoring domain (or "" when not searchable / unknown).
+    best-scoring domain (or "" when not searchable / unknown). ``page_topics``: the page
+    topic scores by domain that the domain decision read (site evidence included), when
+    it read any; the catalogue keeps them so that ``rejudge`` decides alike. Not compared.
     """
 
     searchable: bool
@@ -149,6 +154,7 @@ class Verdict:
     domain: str
     domain_score: float
     relevant: bool
+    page_topics: dict[str, float] | None = field(default=None, compare=False)
 
 
 #: class name -> all its fields' values as a tuple, in constructor order (``__reduce__``)

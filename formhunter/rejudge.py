@@ -17,6 +17,7 @@ itself).
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,7 +39,7 @@ _COPIES_SQL = """
 SELECT f.form_id, f.run_id, r.domain AS run_domain, f.site, f.signature, f.page_url,
        coalesce(f.page_title, '') AS page_title, f.html, coalesce(f.context, '') AS context,
        coalesce(f.site_name, '') AS site_name, coalesce(f.nav, '') AS nav, f.page_score,
-       f.action_url
+       f.action_url, f.page_topics
 FROM forms f JOIN runs r USING (run_id)
 ORDER BY f.run_id, f.page_url, f.form_index, f.form_id
 """
@@ -74,25 +75,47 @@ def _rows(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
 
 def _pages(copies: Sequence[dict[str, Any]]) -> Iterator[tuple[Page, list[tuple[int, Form]]]]:
     """The stored copies grouped by (run, page) as the crawl judged them: a page and
-    its (form_id, form) pairs; copies whose HTML holds no form are left out."""
+    its (form_id, form) pairs; copies whose HTML holds no form are left out. A page
+    carries the topics its copies' verdicts read (``Page.topics``), as the crawl judged
+    with them; without them (an older catalogue) the critic scores the title."""
     from formhunter.trainers.packs import form_from_html
 
-    key: tuple[int, str] | None = None
+    usual: dict[tuple[int, str], Counter[str]] = {}
+    for c in copies:
+        if c["page_topics"]:
+            usual.setdefault((int(c["run_id"]), str(c["page_url"])), Counter())[
+                c["page_topics"]] += 1
+    key: tuple[int, str, str] | None = None
     page: Page | None = None
     forms: list[tuple[int, Form]] = []
     for c in copies:
-        k = (int(c["run_id"]), str(c["page_url"]))
+        # a copy stored without topics (not searchable then) reads its page's usual ones;
+        # a copy the site's evidence revised reads its own
+        on_page = usual.get((int(c["run_id"]), str(c["page_url"])))
+        raw = c["page_topics"] or (on_page.most_common(1)[0][0] if on_page else "")
+        k = (int(c["run_id"]), str(c["page_url"]), raw)
         if k != key:
             if page is not None and forms:
                 yield page, forms
             key, forms = k, []
             page = Page(url=c["page_url"], final_url=c["page_url"], status=200, site=c["site"],
-                        title=c["page_title"], site_name=c["site_name"], nav=c["nav"])  # fmt: skip
+                        title=c["page_title"], site_name=c["site_name"], nav=c["nav"],
+                        topics=_topics(raw))  # fmt: skip
         form = form_from_html(c["html"] or "", c["page_url"] or "", c["context"])
         if form is not None:
             forms.append((int(c["form_id"]), form))
     if page is not None and forms:
         yield page, forms
+
+
+def _topics(raw: str | None) -> dict[str, float] | None:
+    try:
+        topics = json.loads(raw) if raw else None
+    except ValueError:
+        return None
+    if not isinstance(topics, dict):
+        return None
+    return {str(k): float(v) for k, v in topics.items() if isinstance(v, int | float)}
 
 
 def judge_copies(copies: Sequence[dict[str, Any]], critic: FormCritic) -> dict[int, Verdict]:

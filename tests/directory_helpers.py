@@ -14,16 +14,6 @@ MOVIE = ('<form action="/films"><label>Film title <input name="film"></label>'
          '<button>Find films</button></form>')  # fmt: skip
 
 
-#: Why the two rejudge-reproduces tests are expected to fail (xfail, strict).
-REJUDGE_PAGE_TEXT = (
-    "KNOWN BUG (issue 24 x 26, found at the end of wave 3; likely cause, not yet traced to "
-    "the line): the two-stage domain decision (data/models/context) reads the page's topic "
-    "scores over its whole text, which the catalogue does not keep, so rejudge judges with "
-    "the title alone and its verdicts differ from the crawl's. Fix: store each form's page "
-    "topics at judge time and pass them to judge_many. strict: this must fail until then."
-)
-
-
 def _form(action: str, html: str, names: list[str]) -> Form:
     return Form(action, "get", [Field(n, "text", label=n.title()) for n in names], html=html)
 
@@ -35,7 +25,7 @@ def two_runs(db: Path) -> None:
         for run_no in (1, 2):
             run = cat.new_run(domain="book", strategy="bfs", max_pages=5, config={}, seeds=[])
             page = Page(url=f"http://www.lib.example/p{run_no}", final_url="", status=200,
-                        site="lib.example", title=f"Library {run_no}")  # fmt: skip
+                        site="lib.example", title=f"Search {run_no}")  # fmt: skip
             cat.add_form(run, 1, page, _form("http://www.lib.example/find", BOOK,
                                              ["title", "author"]),
                          Verdict(True, 0.9, "book", 0.8, True), found_after_pages=1,

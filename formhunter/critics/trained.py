@@ -115,11 +115,21 @@ class FormCritic:
         return list(self.context.topics.domains_) if self.context is not None else []
 
     def page_topics(self, pages: Sequence[Page]) -> np.ndarray:
-        """Topic score of each page (rows) for each of ``topic_domains`` (columns), from the
-        page's title and whole text (``classifiers.page_classifier.page_text``)."""
+        """Topic score of each page (rows) for each of ``topic_domains`` (columns): the
+        page's own ``topics`` where they name every domain, else scored from its title and
+        whole text (``classifiers.page_classifier.page_text``)."""
         if self.context is None:
             return np.zeros((len(pages), 0))
-        return self.context.topics.scores([page_text(p) for p in pages])
+        cols = self.topic_domains
+        out = np.zeros((len(pages), len(cols)))
+        known = [i for i, p in enumerate(pages) if p.topics and all(d in p.topics for d in cols)]
+        for i in known:
+            topics = pages[i].topics or {}
+            out[i] = [topics[d] for d in cols]
+        todo = sorted(set(range(len(pages))) - set(known))
+        if todo:
+            out[todo] = self.context.topics.scores([page_text(pages[i]) for i in todo])
+        return out
 
     def judge(self, forms: Sequence[Form], page: Page) -> list[Verdict]:
         """One verdict per form, in order; all forms of a page are scored in one batch."""
@@ -142,6 +152,7 @@ class FormCritic:
         searchable = s_score >= self.searchable_threshold
         domains = [""] * len(samples)
         d_score = np.zeros(len(samples))
+        read: list[dict[str, float] | None] = [None] * len(samples)
         idx = np.flatnonzero(searchable)
         if len(idx):
             proba = self._proba("domain", [samples[i] for i in idx])
@@ -158,6 +169,9 @@ class FormCritic:
                 classes = [str(c) for c in self.context.classes_]
                 self._remember(batch, row, idx, form_p, page_t, boxes, lex, proba, classes,
                                s_score)  # fmt: skip
+                cols = self.topic_domains
+                by_page = [dict(zip(cols, map(float, t), strict=True)) for t in topics]
+                read = [by_page[r] for r in row]
             best = np.argmax(proba, axis=1)
             for j, i in enumerate(idx):
                 domains[i] = classes[best[j]]
@@ -169,6 +183,7 @@ class FormCritic:
                 domain=domains[i],
                 domain_score=round(float(d_score[i]), 4),
                 relevant=bool(searchable[i]) and bool(self.domain) and domains[i] == self.domain,
+                page_topics=read[i],
             )
             for i in range(len(samples))
         ]
@@ -230,8 +245,9 @@ class FormCritic:
         for j, sig in enumerate(sigs):
             b = int(np.argmax(proba[j]))
             if classes[b] == self.domain:
+                read = dict(zip(cols, map(float, topics[j]), strict=True))
                 out.append((sig, Verdict(True, kept[sig][3], self.domain,
-                                         round(float(proba[j, b]), 4), True)))  # fmt: skip
+                                         round(float(proba[j, b]), 4), True, read)))  # fmt: skip
                 del kept[sig]
         return out
 

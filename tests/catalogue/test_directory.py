@@ -38,7 +38,7 @@ def test_one_row_per_distinct_form_across_runs(db: Path) -> None:
     assert book["first_seen"] <= book["last_seen"]
     copies = [r["form_id"] for r in log if r["action_url"] == book["action_url"]]
     assert book["form_id"] == max(copies)
-    assert book["judged_by"] == "run 2" and book["page_title"] == "Library 2"
+    assert book["judged_by"] == "run 2" and book["page_title"] == "Search 2"
 
 
 def test_a_label_holds_for_every_copy_and_overrides_the_verdict(db: Path, tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from directory_helpers import REJUDGE_PAGE_TEXT, two_runs
+from directory_helpers import two_runs
 
 from classifiers import persist
 from formhunter.catalogue import Catalogue
@@ -29,7 +29,6 @@ def _json(capsys: pytest.CaptureFixture[str], *argv: str) -> object:
     return json.loads(capsys.readouterr().out)
 
 
-@pytest.mark.xfail(strict=True, reason=REJUDGE_PAGE_TEXT)
 def test_rejudge_records_the_new_verdicts_and_prints_what_changed(
         db: Path, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
     # the crawl judged the film form "book" (relevant to the book run); the shipped

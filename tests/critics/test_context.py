@@ -16,6 +16,7 @@ from formhunter.cli import main
 from formhunter.critics.trained import FormCritic
 from formhunter.interfaces import SiteAwareCritic
 from formhunter.parse import parse_page
+from formhunter.rejudge import rejudge
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "context"
 #: a used-car dealer's page and a news page, each with the same site-wide keyword box
@@ -85,7 +86,8 @@ def test_the_page_decides_a_keyword_box(critic: FormCritic) -> None:
     assert on_news.searchable and on_news.domain == "other" and not on_news.relevant
 
 
-def test_a_site_shown_on_topic_later_revises_its_box(critic: FormCritic, tmp_path: Path) -> None:
+def test_a_site_shown_on_topic_later_revises_its_box_and_rejudge_keeps_it(
+        critic: FormCritic, tmp_path: Path) -> None:  # fmt: skip
     news = parse_page("https://cars-and-more.example/", NEWS_PAGE)
     (v,) = critic.judge(news.forms, news)
     assert not v.relevant and v.searchable
@@ -98,10 +100,18 @@ def test_a_site_shown_on_topic_later_revises_its_box(critic: FormCritic, tmp_pat
         run = cat.new_run(domain="auto", strategy="ache", max_pages=10, config={}, seeds=[])
         cat.add_form(run, 1, news, news.forms[0], v, found_after_pages=1, path=[])
         cat.commit()
+        stored = cat.con.execute("SELECT page_topics FROM forms").fetchall()[0][0]
         cat.revise_form(run, news.site, news.forms[0].signature, revised[0][1])
         cat.commit()
-        row = cat.con.execute("SELECT domain, relevant FROM forms").fetchall()
-    assert row == [("auto", True)]
+        row = cat.con.execute("SELECT domain, relevant, page_topics FROM forms").fetchall()
+        # the catalogue keeps no page text: re-judging decides from the topics the
+        # revised verdict read (the site's evidence), as the crawl did
+        report = rejudge(cat, lambda d: FormCritic(d), critic="default")
+        again = cat.con.execute("SELECT domain, relevant FROM form_verdicts").fetchall()
+    assert json.loads(stored) == v.page_topics and v.page_topics is not None
+    assert v.page_topics["auto"] < 0.5
+    assert row[0][:2] == ("auto", True) and json.loads(row[0][2])["auto"] == 1.0
+    assert again == [("auto", True)] and sum(report.counts().values()) == 0
 
 
 def test_judge_lines_carry_the_page_score(tmp_path: Path, capsys: pytest.CaptureFixture[str]

@@ -13,7 +13,6 @@ from typing import Any
 import duckdb
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
-from directory_helpers import REJUDGE_PAGE_TEXT
 
 from classifiers import persist
 from formhunter.catalogue import Catalogue, add_label
@@ -219,7 +218,6 @@ def test_bad_ids_are_usage_errors(small_db: tuple[Path, dict[str, int]], path: s
     run_client(small_db[0], check)
 
 
-@pytest.mark.xfail(strict=True, reason=REJUDGE_PAGE_TEXT)
 def test_a_crawl_records_its_models_and_rejudging_reproduces_its_verdicts(
         crawled_db: Path) -> None:  # fmt: skip
     with duckdb.connect(str(crawled_db), read_only=True) as con:
