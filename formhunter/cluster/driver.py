@@ -317,10 +317,27 @@ class ClusterCrawl:
         own = start_ray(self.workers or 2, self.address)
         try:
             n = self.workers or max(int(ray.cluster_resources().get("CPU", 1)), 1)
-            return self._run(n)
+            try:
+                return self._run(n)
+            except RayError as exc:  # the writer or the learner died: a clean end
+                raise self._died(exc) from None
         finally:
             if own:
                 stop_ray()
+
+    def _died(self, exc: RayError) -> FormhunterError:
+        """The one-line error of a crawl whose writer or learner actor died; the run is
+        marked interrupted (what was committed stays) so that --resume continues it."""
+        err = _user_error(exc, "an actor of the crawl died")
+        if isinstance(err, ClusterError) and self.run_id:
+            db = self.settings.crawl.db
+            with contextlib.suppress(FormhunterError, OSError), Catalogue(db) as cat:
+                cat.update_run(self.run_id, status="interrupted", end_reason="interrupted")
+                cat.commit()
+            err = ClusterError(f"{err}; what was committed is kept, continue with: "
+                               f"formhunter crawl --resume --db {db}")
+        log.debug("cluster crawl failed", exc_info=exc)
+        return err
 
     def _run(self, n: int) -> CrawlResult:
         s = self.settings

@@ -282,3 +282,39 @@ def test_a_cluster_resume_queues_the_stored_seeds_again(
     result = again.run()
     assert result.reason == "budget" and result.stats.pages == 40, result.reason
     _check_catalogue(db, 40)
+
+
+@pytest.mark.parametrize("actor", ["writer", pytest.param("learner", marks=pytest.mark.slow)])
+def test_a_dead_writer_or_learner_is_a_one_line_error_and_resume_works(
+        cluster: None, simweb_proxy: ProxyHandle, tmp_path: Path, actor: str) -> None:  # fmt: skip
+    """Issue 29: a killed writer or learner actor ends the crawl with one line (a
+    ClusterError, exit 1 on the command line), the run interrupted, and --resume
+    finishes it with nothing lost or duplicated."""
+    from formhunter.exceptions import ClusterError
+
+    db = tmp_path / f"{actor}.duckdb"
+    crawl = ClusterCrawl(_settings(simweb_proxy, db, strategy="ache"), workers=2,
+                         seeds=simweb_proxy.web.seeds(DOMAIN, 5))  # fmt: skip
+    killed: list[int] = []
+
+    def kill(event: str, c: ClusterCrawl) -> None:
+        if event == "step" and not killed and c.stats.pages >= 20:
+            names = [a["name"] for a in ray.util.list_named_actors(all_namespaces=False)
+                     if isinstance(a, dict)] or ray.util.list_named_actors()  # fmt: skip
+            name = next(n for n in names if str(n).endswith(f"-{actor}"))
+            ray.kill(ray.get_actor(name), no_restart=True)
+            killed.append(c.stats.pages)
+
+    crawl.listen(kill)
+    with pytest.raises(ClusterError) as err:
+        crawl.run()
+    assert killed
+    message = str(err.value)
+    assert "\n" not in message and "--resume" in message, message
+    with Catalogue(db, read_only=True) as cat:
+        run = cat.run()
+        assert run is not None and run.status in ("interrupted", "running")
+    again = ClusterCrawl(_settings(simweb_proxy, db, strategy="ache"), workers=2, resume=True)
+    result = again.run()
+    assert result.reason == "budget" and result.stats.pages == 100
+    _check_catalogue(db, 100)
