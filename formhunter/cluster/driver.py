@@ -53,6 +53,7 @@ from formhunter.exceptions import ClusterError, FormhunterError, UsageError
 from formhunter.frontier.policy import end_rules, first_reason, stop_rules
 from formhunter.interfaces import LinkScorer, PageOutcome
 from formhunter.pipeline import Components, restore_learners
+from formhunter.runtime import STOP_SIGNALS
 from formhunter.stats import CrawlResult, CrawlStats
 from formhunter.strategies import get_strategy
 
@@ -198,10 +199,10 @@ def _user_error(exc: BaseException, what: str) -> FormhunterError:
 
 @contextlib.contextmanager
 def _stop_on_signals(stop: Callable[[str], None]) -> Iterator[None]:
-    """SIGINT/SIGTERM call ``stop("interrupted")`` (the driver has no event loop; main
-    thread only)."""
+    """SIGINT/SIGTERM/SIGHUP call ``stop("interrupted")`` (the driver has no event loop;
+    main thread only)."""
     old: dict[signal.Signals, Any] = {}
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig in STOP_SIGNALS:
         with contextlib.suppress(ValueError):  # not the main thread
             old[sig] = signal.signal(sig, lambda *_: stop("interrupted"))
     try:
