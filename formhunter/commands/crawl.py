@@ -3,7 +3,8 @@
 Exit codes: 0 the crawl ended (budget, empty frontier or time limit) without
 component faults; 1 a component raised while crawling (counted as faults, see
 ``formhunter.engine``) or not one page could be fetched; 2 bad flags or input;
-130 interrupted (Ctrl-C / SIGTERM; ``--resume`` continues). Per-URL failures of
+130 interrupted (Ctrl-C, SIGTERM or SIGHUP, start-up included; ``--resume``
+continues). Per-URL failures of
 the Web (404s, timeouts, robots.txt refusals, unparsable pages) are recorded and
 counted, not exit-code errors.
 """
