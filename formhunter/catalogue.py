@@ -458,7 +458,8 @@ class Catalogue:
     def open_run(self, *, domain: str, strategy: str, max_pages: int, config: dict[str, Any],
                  seeds: Sequence[str], resume: bool) -> tuple[int, RunInfo | None]:  # fmt: skip
         """(run id, the run resumed or None): a new run, or with ``resume`` the latest
-        one, which must crawl the same domain with the same strategy (else UsageError)."""
+        one, which must crawl the same domain with the same strategy (else UsageError);
+        a resumed run takes ``max_pages`` and ``config`` as its own."""
         if not resume:
             return self.new_run(domain=domain, strategy=strategy, max_pages=max_pages,
                                 config=config, seeds=seeds), None  # fmt: skip
@@ -470,7 +471,10 @@ class Catalogue:
                 f"--resume: run {run.run_id} crawls domain {run.domain!r} with strategy "
                 f"{run.strategy!r}, not {domain!r}/{strategy!r}"
             )
-        self.update_run(run.run_id, status="running", max_pages=max_pages, finished_at=None)
+        # the settings of this session are the run's from now on: a resume killed at
+        # start-up, then resumed again, goes on with them (its budget included)
+        self.update_run(run.run_id, status="running", max_pages=max_pages, config=config,
+                        finished_at=None)  # fmt: skip
         return run.run_id, run
 
     def run(self, run_id: int | None = None) -> RunInfo | None:

@@ -143,3 +143,22 @@ def test_exports(tmp_path: Path, fmt: str) -> None:
         with Catalogue(db, read_only=True) as cat:  # the log: one row per copy, with its run
             assert cat.export_forms(fmt, tmp_path / "log.csv", all_rows=True) == 2
         assert (tmp_path / "log.csv").read_text().startswith("form_id,run_id")
+
+
+def test_a_resumed_run_takes_the_new_budget_and_settings(tmp_path: Path) -> None:
+    """A `--resume --max-pages N` killed at start-up, then a plain `--resume`: the run
+    row and its stored settings agree on N (scripts/kill_soak.py found them apart)."""
+    db = tmp_path / "r.duckdb"
+    with Catalogue(db) as cat:
+        run_id, _ = cat.open_run(domain="book", strategy="bfs", max_pages=10,
+                                 config={"crawl": {"max_pages": 10}}, seeds=["http://a.example/"],
+                                 resume=False)  # fmt: skip
+        cat.commit()
+        again, run = cat.open_run(domain="book", strategy="bfs", max_pages=25,
+                                  config={"crawl": {"max_pages": 25}}, seeds=[], resume=True)
+        cat.commit()
+        assert again == run_id and run is not None
+        stored = cat.run(run_id)
+        assert stored is not None and stored.max_pages == 25
+        assert stored.config["crawl"]["max_pages"] == 25
+        assert stored.seeds == ["http://a.example/"]
