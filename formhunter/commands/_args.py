@@ -40,13 +40,3 @@ def number(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text!r} is out of range (0 to {MAX_FLOAT:g})")
     return value
 
-
-def fraction(text: str) -> float:
-    """A finite number from 0 to 1 (a score)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not math.isfinite(value) or not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is out of range (0 to 1)")
-    return value

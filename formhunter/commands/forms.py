@@ -24,7 +24,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from formhunter.commands._args import count, fraction
+from formhunter.commands._args import count
 from formhunter.commands._common import (
     Column,
     open_catalogue,
@@ -158,9 +158,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--not-relevant", action="store_true", help="only forms not relevant")
     p.add_argument("--run", type=count, metavar="ID", help="only forms this run saw")
     p.add_argument("--site", help="only forms of this site (e.g. example.com)")
-    p.add_argument("--min-score", type=fraction, metavar="S",
+    p.add_argument("--min-score", type=float, metavar="S",
                    help="only searchable forms whose domain score is at least S (0-1)")
-    p.add_argument("--max-score", type=fraction, metavar="S",
+    p.add_argument("--max-score", type=float, metavar="S",
                    help="only searchable forms whose domain score is at most S (0-1)")
     p.add_argument("--labelled", action="store_true", help="only forms a user labelled")
     p.add_argument("--unlabelled", action="store_true", help="only forms nobody labelled")

@@ -35,8 +35,6 @@ def test_a_bad_number_flag_is_a_usage_error(
                                   ["serve", "--db", "x.duckdb", "--port", "nan"],
                                   ["simweb", "seeds", "--domain", "book", "--n", "-5"],
                                   ["train", "domain", "--C", "nan"],
-                                  ["forms", "--db", "x.duckdb", "--min-score", "nan"],
-                                  ["forms", "--db", "x.duckdb", "--max-score", "2"],
                                   ["rejudge", "--db", "x.duckdb", "--limit", "-1"],
                                   ["probe", "--db", "x.duckdb", "--min-delay", "inf"],
                                   ["train", "context", "--folds", str(2**70)]])  # fmt: skip
