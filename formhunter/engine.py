@@ -11,19 +11,18 @@ handed out, a block at a time, and a link is handed out only while fewer than
 ``max_in_flight`` are out and unrecorded: each link is then chosen from the state
 the same recorded pages left, however fast each fetch came back (``_Ordered``).
 
-Commit points (``Catalogue.commit``, one transaction) come every
-``commit_every_pages`` pages or ``commit_every_seconds`` seconds, before every
-refill and re-rank, and at the end. SIGINT/SIGTERM stop cleanly (in-flight links
-stay queued); a SIGKILL loses only the work since the last commit; ``resume=True``
-continues the run. Failures never stop the crawl (``CrawlStats`` errors, skipped,
-faults; faults mean exit code 1). At the end, whatever the reason, the learners
-``finish`` before the last commit. Listeners (``Engine.listen``) are called as
-``listener(event, engine)`` for "start", "page" (each page recorded), "commit",
-"learn" and "end". Companions (``Engine.accompany``, e.g. ``crawl --probe``) run as
-tasks beside the loop through the same fetcher; when the loop ends (not interrupted)
-the buffered rows are committed, ``crawl_over`` is set and the companions are awaited
-with the fetcher still open, before the last commit (a companion's exception counts as
-a fault).
+Commit points (``Catalogue.commit``, one transaction) come every ``commit_every_pages``
+pages or ``commit_every_seconds`` seconds, and at the end (the frontier store writes its
+new links itself before it reads). SIGINT/SIGTERM stop cleanly (in-flight links stay
+queued); a SIGKILL loses only the work since the last commit; ``resume=True`` continues
+the run. Failures never stop the crawl (``CrawlStats`` errors, skipped, faults; faults
+mean exit code 1). At the end, whatever the reason, the learners ``finish`` before the
+last commit. Listeners (``Engine.listen``) are called as ``listener(event, engine)`` for
+"start", "page" (each page recorded), "commit", "learn" and "end". Companions
+(``Engine.accompany``, e.g. ``crawl --probe``) run as tasks beside the loop through the
+same fetcher; when the loop ends (not interrupted) the buffered rows are committed,
+``crawl_over`` is set and the companions are awaited with the fetcher still open, before
+the last commit (a companion's exception counts as a fault).
 """
 
 from __future__ import annotations
@@ -42,15 +41,14 @@ from formhunter.catalogue import Catalogue, RunInfo, snapshot_path, write_snapsh
 from formhunter.catalogue import now as utc_now
 from formhunter.config import Settings
 from formhunter.fetch import Fetcher, FetchResult
-from formhunter.frontier import Entry
 from formhunter.frontier.policy import SiteBudget
 from formhunter.interfaces import CrawlFrontier, LinkScorer
 from formhunter.interfaces import Fetcher as FetcherProtocol
-from formhunter.model import Page
+from formhunter.model import Entry, Page
 from formhunter.parse_pool import ParsePool, TaskParser
 from formhunter.pipeline import NOT_FETCHED, Fetched, Pipeline
 from formhunter.runtime import gc_tuned, stop_on_signals
-from formhunter.stats import STAGES, Clock, CrawlResult, CrawlStats, Timer, charge, clock
+from formhunter.stats import STAGES, CrawlResult, CrawlStats, Timer, charge, clock
 from formhunter.strategies import Strategy, get_strategy
 from formhunter.warc import WarcSink
 
@@ -105,7 +103,6 @@ class Engine:
         self.renderer: Any = None
         self.parse_pool: ParsePool | None = None  # with crawl.parse_workers
         self.parser = TaskParser(settings.parse, self.stats)
-        self._commit_clock: Clock = (0.0, 0.0)  # wall and CPU seconds spent in commits
         self.warc: WarcSink | None = None  # with [warc] dir
         self._last_snapshot = 0.0
 
@@ -215,7 +212,7 @@ class Engine:
         # and the first commit point left the run without them (known seeds are no-ops).
         seeds = run.seeds if run is not None else self.seeds
         self.pipeline = Pipeline.open(s, self.strategy, cat, self.run_id, resumed=run is not None,
-                                      seeds=seeds, stats=self.stats, commit=self.commit,
+                                      seeds=seeds, stats=self.stats,
                                       ready_in=self.fetcher.host_ready_in)  # fmt: skip
         self.frontier, self.budget = self.pipeline.frontier, self.pipeline.budget
         if run is not None:
@@ -247,7 +244,6 @@ class Engine:
                 return self._drain(stop)
             now = time.monotonic()
             t0 = clock()
-            c0 = self._commit_clock
             order = self._ordered
             # fetches out: in flight (ordered: also completed and waiting for their block)
             out = len(self._tasks) + (order.waiting if order else 0)
@@ -266,9 +262,7 @@ class Engine:
                 out += 1
                 taken += 1
                 starved = taken >= s.max_pages
-            # refills commit first; that time is the catalogue's, not the frontier's
-            c1 = self._commit_clock
-            charge(self.stats, "frontier", t0, (c1[0] - c0[0], c1[1] - c0[1]))
+            charge(self.stats, "frontier", t0)
             if order is not None:
                 block = order.block(starved or out >= max_in_flight)
                 if block:
@@ -284,7 +278,7 @@ class Engine:
             if not self._tasks:
                 if self.stats.pages >= s.max_pages:
                     return "budget"
-                if self.frontier.exhausted:
+                if self.pipeline.policy.exhausted():
                     return self.pipeline.policy.end_reason()
             # Wake for: a fetch completing, a parked host becoming due (only while a
             # fetch slot is free), the batch's latency bound; at most every 0.25 s.
@@ -399,7 +393,6 @@ class Engine:
 
     def commit(self) -> None:
         """A commit point: every buffered row and the run's counters, one transaction."""
-        t0 = clock()
         with self.timer("catalogue"):
             st = self.stats
             self.catalogue.add_robots(self.run_id, self.fetcher.take_robots())
@@ -412,8 +405,6 @@ class Engine:
             every = self.settings.crawl.snapshot_every_seconds
             if every and time.monotonic() - self._last_snapshot >= every:
                 self._snapshot()
-        w, c = self._commit_clock
-        self._commit_clock = (w + time.perf_counter() - t0[0], c + time.thread_time() - t0[1])
         self._last_commit = (self.stats.pages, time.monotonic())
         self._emit("commit")
 

@@ -161,52 +161,23 @@ class Learner(Protocol):
 
 @runtime_checkable
 class CrawlFrontier(Protocol):
-    """The links of one crawl waiting to be fetched, as the engine and the pipeline use
-    them. Built by name (registry kind "frontier", ``Strategy.frontier``):
-    ``formhunter.frontier.Frontier`` (multi-level, "levels") and
-    ``formhunter.tres.TreeFrontier`` ("tree"). Links are persisted in the run's
-    ``FrontierStore`` either way; ``levels``/``scores`` are the link scorer's and a
-    frontier may ignore them."""
+    """A selector: which of a run's stored links is fetched next (Frontera's and ACHE's
+    split of the frontier into a store and a selector). Built by name (registry kind
+    "frontier", ``Strategy.frontier``) over the run's ``FrontierStore``, which keeps
+    every link, its state and the reserve: ``formhunter.frontier.Frontier`` (multi-level,
+    "levels") and ``formhunter.tres.TreeFrontier`` ("tree"). ``levels``/``scores`` are
+    the link scorer's and a selector may ignore them; a link scored ``math.inf`` is a
+    seed (``formhunter.frontier.add_seeds``)."""
 
-    inflight: dict[int, Entry]
-
-    @property
-    def n_levels(self) -> int: ...
-
-    @property
-    def exhausted(self) -> bool:
-        """Nothing left to fetch and nothing in flight."""
-        ...
-
-    @property
-    def last_rerank_seconds(self) -> float: ...
-
-    def __len__(self) -> int: ...
-
-    def seen(self, url: str) -> bool: ...
-
-    def trap(self, url: str, depth: int) -> str:
-        """The trap limit ``url`` hits ("" if none)."""
-        ...
-
-    def add_seeds(self, urls: Sequence[str]) -> int:
-        """Seeds as the user gave them; returns how many are not http(s) URLs."""
-        ...
-
-    def add_seed(self, url: str, site: str, host: str) -> bool:
-        """One canonical seed URL; False if already known."""
-        ...
+    #: whether links the store queues again (a site's skipped links, the reserve) are
+    #: taken; a selector that holds its own links in memory may not take them back
+    takes_back: bool
 
     def add_scored(self, records: Sequence[LinkRecord], hosts: Sequence[str],
                    levels: np.ndarray, scores: np.ndarray, *,
                    at_page: int | Sequence[int] = 0, state: str = "queued") -> int:  # fmt: skip
-        """Persist and queue new links; returns how many were new."""
-        ...
-
-    def add_skipped(self, rec: LinkRecord, host: str, reason: str, *, at_page: int = 0) -> None:
-        ...
-
-    def add_redirect_target(self, url: str, depth: int, *, at_page: int = 0) -> bool:
+        """Persist (through the store) and queue new links, or keep them in reserve
+        (``state="reserve"``); returns how many were new."""
         ...
 
     def next(self, now: float) -> Entry | None:
@@ -214,37 +185,29 @@ class CrawlFrontier(Protocol):
         ...
 
     def done(self, entry: Entry, state: str, reason: str = "", now: float = 0.0) -> None:
+        """The fetch of ``entry`` ended with ``state`` (fetched/failed/skipped)."""
         ...
 
     def abandon(self, entry: Entry, now: float = 0.0) -> None:
         """Taken but not fetched: it stays queued (and may be taken again)."""
         ...
 
-    def wait_hint(self, now: float) -> float | None: ...
+    def wait_hint(self, now: float) -> float | None:
+        """Seconds until a waiting link's host is due (None: none is known)."""
+        ...
+
+    def rerank(self, scorer: LinkScorer, promote_below: int = 0) -> int:
+        """A new link scorer was swapped in, or the store queued links again: re-rank (or
+        re-organise) what is queued; returns how many links it placed."""
+        ...
 
     @property
     def dry(self) -> bool:
         """Nothing queued is left and nothing is in flight (a reserve may remain)."""
         ...
 
-    @property
-    def n_reserve(self) -> int:
-        """Links kept in reserve (``add_scored(..., state="reserve")``)."""
-        ...
-
-    def in_reserve(self, url: str) -> bool: ...
-
-    def open_reserve(self, scorer: LinkScorer) -> int:
-        """Queue the reserve, ranked by ``scorer``; returns how many were queued."""
-        ...
-
-    def reopen_sites(self, sites: Sequence[str], reason: str) -> int:
-        """Queue again the links of ``sites`` skipped for ``reason`` (to be ranked by the
-        next ``rerank`` or ``open_reserve``); returns how many were queued."""
-        ...
-
-    def rerank(self, scorer: LinkScorer, promote_below: int = 0) -> int:
-        """A new link scorer was swapped in: re-rank (or re-organise) the queue."""
+    def __len__(self) -> int:
+        """Links waiting to be taken."""
         ...
 
 

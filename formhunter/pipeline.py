@@ -15,13 +15,13 @@ runs, stage by stage over the batch:
 8. learn (``Learner.observe`` with a ``PageOutcome``),
 9. score the batch's new outlinks the crawl policy keeps (``frontier.policy``: follow
    rules, link rules) in one ``LinkScorer.score`` call and persist them
-   (``Frontier.add_scored``): queued, or in the frontier's reserve (opened by
-   ``CrawlPolicy.next_link`` when nothing queued is left).
+   (``CrawlFrontier.add_scored``, through the run's ``FrontierStore``): queued, or in
+   the store's reserve (opened by ``CrawlPolicy.next_link`` when nothing queued is left).
 
 It returns a ``BatchResult``: one ``PageResult`` per page recorded, the number of
 new frontier links and the new link scorer a learner returned, if any (the
 caller swaps it in and re-ranks; ``Pipeline.scorer`` is what scores meanwhile).
-The pipeline writes into the catalogue, frontier and site budget it is given,
+The pipeline writes into the catalogue, store, selector and site budget it is given,
 so a caller that runs it elsewhere (e.g. a remote worker) passes its own.
 
 Component exceptions (bugs, not the Web's fault) are counted in
@@ -33,7 +33,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -45,7 +45,7 @@ from formhunter.catalogue import Catalogue, write_learner_states
 from formhunter.config import ParseSettings, Settings
 from formhunter.exceptions import ParseError, StateFormatError
 from formhunter.fetch import FetchResult
-from formhunter.frontier import Entry, FrontierStore
+from formhunter.frontier import FrontierStore, add_seeds
 from formhunter.frontier.levels import ReadyIn
 from formhunter.frontier.policy import CrawlPolicy, Follow, SiteBudget
 from formhunter.interfaces import (
@@ -58,7 +58,7 @@ from formhunter.interfaces import (
     PageOutcome,
     SiteAwareCritic,
 )
-from formhunter.model import Form, Page, Verdict
+from formhunter.model import Entry, Form, Page, Verdict
 from formhunter.parse import dom_offset_terms, parse_page
 from formhunter.stats import CrawlStats, Timer, charge, clock
 from formhunter.strategies import Strategy, build
@@ -242,13 +242,15 @@ class Pipeline:
     """Steps 4-9 on batches of one run (module doc). ``stats`` is charged per stage."""
 
     def __init__(self, settings: Settings, strategy: Strategy, components: Components, *,
-                 catalogue: Catalogue, run_id: int, frontier: CrawlFrontier, budget: SiteBudget,
-                 stats: CrawlStats, paths: PathIndex | None = None) -> None:  # fmt: skip
+                 catalogue: Catalogue, run_id: int, store: FrontierStore,
+                 frontier: CrawlFrontier, budget: SiteBudget, stats: CrawlStats,
+                 paths: PathIndex | None = None) -> None:  # fmt: skip
         self._settings = settings
         self.strategy = strategy
         self.components = components
         self.catalogue = catalogue
         self.run_id = run_id
+        self.store = store
         self.frontier = frontier
         self.budget = budget
         self._stats = stats
@@ -261,19 +263,19 @@ class Pipeline:
 
     @classmethod
     def open(cls, settings: Settings, strategy: Strategy, catalogue: Catalogue, run_id: int, *,
-             resumed: bool, seeds: Sequence[str], stats: CrawlStats, commit: Callable[[], None],
+             resumed: bool, seeds: Sequence[str], stats: CrawlStats,
              ready_in: ReadyIn | None = None) -> Pipeline:  # fmt: skip
-        """The pipeline of run ``run_id`` with its components, frontier and site budget:
-        a new run's frontier gets ``seeds``; a resumed run's state comes from the
-        catalogue (``stats.pages`` set) and ``seeds`` not in its frontier yet are
-        queued again. ``commit`` is the caller's commit point."""
+        """The pipeline of run ``run_id`` with its components, frontier store, selector
+        and site budget: a new run's frontier gets ``seeds``; a resumed run's state comes
+        from the catalogue (``stats.pages`` set) and ``seeds`` not in its frontier yet
+        are queued again."""
         store = FrontierStore(catalogue.con, run_id)
         catalogue.add_flusher(store.flush)
         components = Components.build(settings, strategy, catalogue=catalogue, run_id=run_id)
         catalogue.update_run(run_id, models=components.models())
         # The frontier is built after the learners: one may drive it (``Strategy.frontier``).
         frontier: CrawlFrontier = build(
-            "frontier", strategy.frontier, store=store, settings=settings, commit=commit,
+            "frontier", strategy.frontier, store=store, settings=settings,
             ready_in=ready_in, per_host=settings.fetch.per_host_connections,
             n_levels=max(settings.frontier.levels, components.scorer.n_levels) + 1,
             learners=[x for _, x in components.learners], resumed=resumed,
@@ -288,18 +290,19 @@ class Pipeline:
             budget = SiteBudget.from_resume(settings.stopping, state)
         else:
             budget = SiteBudget(settings.stopping)
-        bad = frontier.add_seeds(seeds)
+        bad = add_seeds(frontier, seeds)
         if bad and not resumed:
             stats.skipped["bad-seed"] += bad
         pipeline = cls(settings, strategy, components, catalogue=catalogue, run_id=run_id,
-                       frontier=frontier, budget=budget, stats=stats, paths=paths)  # fmt: skip
+                       store=store, frontier=frontier, budget=budget, stats=stats,
+                       paths=paths)  # fmt: skip
         if components.learners:
             catalogue.add_flusher(pipeline.save_learners)
         return pipeline
 
     def _policy(self) -> CrawlPolicy:
         return CrawlPolicy(self._settings, self.strategy, frontier=self.frontier,
-                           budget=self.budget, stats=self._stats,
+                           store=self.store, budget=self.budget, stats=self._stats,
                            scorer=lambda: self.components.scorer)  # fmt: skip
 
     @property
@@ -477,7 +480,7 @@ class Pipeline:
             if result.redirects:
                 final = canonicalize(page.final_url)
                 if final and final != page.url:
-                    self.frontier.add_redirect_target(final, page.depth, at_page=seq)
+                    self.store.add_redirect_target(final, page.depth, at_page=seq)
             score = out.score or 0.0
             if self.components.learners:
                 on_page = {f.signature: f for f in page.forms} if revised else {}
@@ -543,7 +546,7 @@ class Pipeline:
     def _outlinks(self, entry: Entry, page: Page, page_score: float, on_topic: bool,
                   seq: int, links: _Outlinks) -> None:  # fmt: skip
         """Collect the page's new outlinks as the crawl policy says (follow, skip)."""
-        st, fr, policy = self.stats, self.frontier, self.policy
+        st, store, policy = self.stats, self.store, self.policy
         follow = policy.follow(entry.depth, on_topic, len(page.links))
         if follow is Follow.DROP:
             return
@@ -551,7 +554,7 @@ class Pipeline:
         last = follow is Follow.LAST
         t0 = clock()
         depth = entry.depth + 1
-        seen = fr.seen
+        seen, in_reserve = store.seen, store.in_reserve
         dom = self.strategy.dom_terms
         max_links = self.settings.frontier.max_links_per_page
         link_reason = policy.link_reason
@@ -569,7 +572,7 @@ class Pipeline:
                 if links.reserve[i] and not reserve:  # a followed page links it too
                     links.reserve[i] = False
                 continue
-            if seen(u) and (reserve or not fr.in_reserve(u)):
+            if u in seen and (reserve or not in_reserve(u)):
                 continue
             host = host_of(u)
             site = site_of_host(host)
@@ -578,7 +581,7 @@ class Pipeline:
                              if dom else "")  # fmt: skip
             reason = link_reason(u, site, depth, lk)
             if reason:
-                fr.add_skipped(rec, host, reason, at_page=seq)
+                store.add_skipped(rec, host, reason, at_page=seq)
                 st.skipped[reason] += 1
                 continue
             links.add(rec, host, seq, last, reserve)

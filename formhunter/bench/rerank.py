@@ -217,7 +217,7 @@ def store_rerank(path: Path, run_id: int, retrain: Retrain,
     with Catalogue(path) as cat:
         store = FrontierStore(cat.con, run_id)
         cat.add_flusher(store.flush)
-        fr = Frontier(store, fs, n_levels=fs.levels + 1, commit=cat.commit)
+        fr = Frontier(store, fs, n_levels=fs.levels + 1)
         t0 = time.perf_counter()
         scorer = retrain()
         t1 = time.perf_counter()

@@ -10,8 +10,9 @@ returns a small ``StepReport``: counters, the links it found for other shards' s
 (routed by the driver) and whether its frontier is dry.
 
 The pipeline is unchanged: it writes into a ``ShardCatalogue`` (a catalogue whose
-commit hands its buffered rows to the outbox instead of a file), a ``ShardFrontier``
-(which keeps other shards' links aside) and, for learning strategies, an
+commit hands its buffered rows to the outbox instead of a file), a ``ShardStore``
+(which keeps other shards' links aside for the driver) under the ordinary multi-level
+selector and, for learning strategies, an
 ``OutcomeBuffer`` learner that collects ``PageOutcome``s for the learner actor.
 This module does not import Ray: the driver wraps ``ShardWorker`` as an actor.
 """
@@ -32,10 +33,10 @@ import pyarrow as pa
 from formhunter.catalogue import Catalogue, ResumeState, insert_arrow
 from formhunter.config import Settings
 from formhunter.fetch import Fetcher
-from formhunter.frontier import Entry, Frontier, FrontierStore
+from formhunter.frontier import Frontier, FrontierStore, add_seeds
 from formhunter.frontier.policy import SiteBudget
 from formhunter.interfaces import LinkRecord, LinkScorer, PageOutcome
-from formhunter.model import Page
+from formhunter.model import Entry, Page
 from formhunter.pipeline import Components, Fetched, PathIndex, Pipeline
 from formhunter.stats import CrawlStats
 from formhunter.strategies import get_strategy
@@ -145,48 +146,72 @@ class ShardCatalogue(Catalogue):
 
 
 class ShardStore(FrontierStore):
-    """The frontier store of a shard: lids ``k, k + n, k + 2n, ...`` above the run's
-    largest (unique across shards); each flush also goes to the catalogue's outbox."""
+    """The frontier store of a shard. It keeps the links of the shard's own sites: a link
+    of another shard's site goes to ``routed`` (the driver delivers it there, queued or
+    in that shard's reserve; once per URL, once more when a link routed as reserve is
+    found on a followed page), with the hops to the page it was found on. Lids are
+    ``k, k + n, k + 2n, ...`` above the run's largest (unique across shards); what it
+    writes also goes to the catalogue's outbox (for the writer)."""
 
-    def __init__(self, cat: ShardCatalogue, run_id: int, *, shard: int, n_shards: int,
-                 max_lid: int) -> None:  # fmt: skip
-        self.outbox = cat.outbox
-        self.stride = n_shards
-        super().__init__(cat.con, run_id)
+    def __init__(self, con: Any, run_id: int, outbox: dict[str, list[pa.Table]], *, shard: int,
+                 n_shards: int, max_lid: int, paths: PathIndex) -> None:  # fmt: skip
+        self.outbox = outbox
+        self.shard, self.stride = shard, n_shards
+        self.paths = paths
+        self.routed: list[RoutedLink] = []
+        self.routed_reserve: set[str] = set()  # routed as reserve: routed again if followed
+        super().__init__(con, run_id)
         self.next_lid = (max(max_lid, self.next_lid - 1) // n_shards + 1) * n_shards + shard
+
+    def owns(self, site: str) -> bool:
+        return shard_of(site, self.stride) == self.shard
+
+    def in_reserve(self, url: str) -> bool:
+        return url in self.reserved or url in self.routed_reserve
 
     def add(self, rec: LinkRecord, host: str, level: int, score: float, *,
             state: str = "queued", reason: str = "", at_page: int = 0) -> int:  # fmt: skip
+        """``FrontierStore.add`` for the shard's own sites; 0 for another shard's link
+        (routed if queued or in reserve; a skipped one is that shard's to record)."""
+        if state in ("queued", "reserve", "skipped") and not self.owns(rec.site):
+            if state != "skipped":
+                self._route(rec, host, level, score, reserve=state == "reserve")
+            return 0
         lid = super().add(rec, host, level, score, state=state, reason=reason, at_page=at_page)
         self.next_lid = lid + self.stride
         return lid
 
-    def flush(self, con: Any) -> None:
-        new = self.pending.take()
-        upd = self._updates.take()
+    def _route(self, rec: LinkRecord, host: str, level: int, score: float, *,
+               reserve: bool) -> None:  # fmt: skip
+        self.seen.add(rec.url)
+        if reserve:
+            self.routed_reserve.add(rec.url)
+        else:
+            self.routed_reserve.discard(rec.url)
+        grand, anchor = self.paths.parents.get(rec.parent_url, ("", ""))
+        hops = self.paths.path(rec.parent_url, anchor, grand) if rec.parent_url else []
+        self.routed.append(RoutedLink(rec, host, level, score, hops, reserve=reserve))
+
+    def take_routed(self) -> dict[int, list[RoutedLink]]:
+        """The links routed since the last call, by shard."""
+        out: dict[int, list[RoutedLink]] = {}
+        for link in self.routed:
+            out.setdefault(shard_of(link.rec.site, self.stride), []).append(link)
+        self.routed = []
+        return out
+
+    def _write_new(self, con: Any) -> tuple[pa.Table, list[int]]:
+        new, dropped = super()._write_new(con)
         if new.num_rows:
             self.outbox["frontier"].append(new)
-            insert_arrow(con, "frontier", new)
-        if self._dropped:
-            drops = pa.table({"lid": pa.array(self._dropped, type=pa.int64())})
-            self._dropped = []
-            self.outbox["frontier_drops"].append(drops)
-            con.register("_fr_drop", drops)
-            try:
-                con.execute("DELETE FROM frontier WHERE run_id = ? AND lid IN"
-                            " (SELECT lid FROM _fr_drop)", [self.run_id])  # fmt: skip
-            finally:
-                con.unregister("_fr_drop")
-        if upd.num_rows:
-            self.outbox["frontier_updates"].append(upd)
-            con.register("_fr_upd", upd)
-            try:
-                con.execute(
-                    "UPDATE frontier SET state = u.state, reason = u.reason FROM _fr_upd u"
-                    " WHERE frontier.run_id = ? AND frontier.lid = u.lid", [self.run_id])
-            finally:
-                con.unregister("_fr_upd")
+        if dropped:
+            self.outbox["frontier_drops"].append(
+                pa.table({"lid": pa.array(dropped, type=pa.int64())}))
+        return new, dropped
 
+    def _write_updates(self, con: Any, upd: pa.Table) -> None:
+        self.outbox["frontier_updates"].append(upd)
+        super()._write_updates(con, upd)
 
     def _ship_queued(self, lids: Sequence[int]) -> None:
         """Links that became queued by SQL here (the reserve opened, a site's skipped
@@ -204,14 +229,12 @@ class ShardStore(FrontierStore):
         return n
 
     def requeue_skipped(self, sites: Sequence[str], reason: str) -> int:
-        before = {r[0] for r in self.con.execute(
-            "SELECT lid FROM frontier WHERE run_id = ? AND state = 'skipped' AND reason = ?",
-            [self.run_id, reason]).fetchall()}  # fmt: skip
+        self.sync()  # the rows shipped skipped are in the file, to be shipped queued
+        sql = "SELECT lid FROM frontier WHERE run_id = ? AND state = 'skipped' AND reason = ?"
+        before = {r[0] for r in self.con.execute(sql, [self.run_id, reason]).fetchall()}
         n = super().requeue_skipped(sites, reason)
         if n:
-            after = {r[0] for r in self.con.execute(
-                "SELECT lid FROM frontier WHERE run_id = ? AND state = 'skipped' AND reason = ?",
-                [self.run_id, reason]).fetchall()}  # fmt: skip
+            after = {r[0] for r in self.con.execute(sql, [self.run_id, reason]).fetchall()}
             self._ship_queued(sorted(before - after))
         return n
 
@@ -222,67 +245,6 @@ class ShardStore(FrontierStore):
                            promote_below=promote_below)  # fmt: skip
         self._ship_queued(sorted(before - set(self.reserved.values())))
         return n
-
-
-class ShardFrontier(Frontier):
-    """A frontier that keeps links of other shards' sites aside in ``routed``."""
-
-    def __init__(self, *args: Any, shard: int, n_shards: int, **kw: Any) -> None:
-        super().__init__(*args, **kw)
-        self.shard, self.n_shards = shard, n_shards
-        self.routed: list[RoutedLink] = []
-        self.routed_seen: set[str] = set()
-        self.routed_reserve: set[str] = set()  # routed as reserve: routed again if followed
-        self.paths = PathIndex()
-
-    def owns(self, site: str) -> bool:
-        return shard_of(site, self.n_shards) == self.shard
-
-    def seen(self, url: str) -> bool:
-        return url in self.store.seen or url in self.routed_seen
-
-    def in_reserve(self, url: str) -> bool:
-        return url in self.store.reserved or url in self.routed_reserve
-
-    def add_scored(self, records: Sequence[LinkRecord], hosts: Sequence[str],
-                   levels: np.ndarray, scores: np.ndarray, *,
-                   at_page: int | Sequence[int] = 0, state: str = "queued") -> int:  # fmt: skip
-        mine = [i for i, r in enumerate(records) if self.owns(r.site)]
-        if len(mine) == len(records):
-            return super().add_scored(records, hosts, levels, scores, at_page=at_page,
-                                      state=state)  # fmt: skip
-        lv, sc = np.asarray(levels), np.asarray(scores, dtype=np.float64)
-        keep = set(mine)
-        for i, rec in enumerate(records):
-            # another shard's links go there, queued or in its reserve (once per URL; once
-            # more when a link routed as reserve is found on a followed page)
-            if i in keep or (rec.url in self.routed_seen
-                             and (state == "reserve" or rec.url not in self.routed_reserve)):
-                continue
-            self.routed_seen.add(rec.url)
-            if state == "reserve":
-                self.routed_reserve.add(rec.url)
-            else:
-                self.routed_reserve.discard(rec.url)
-            grand, anchor = self.paths.parents.get(rec.parent_url, ("", ""))
-            hops = self.paths.path(rec.parent_url, anchor, grand) if rec.parent_url else []
-            self.routed.append(RoutedLink(rec, hosts[i], int(lv[i]), float(sc[i]), hops,
-                                          reserve=state == "reserve"))  # fmt: skip
-        pages = [at_page] * len(records) if isinstance(at_page, int) else list(at_page)
-        return super().add_scored([records[i] for i in mine], [hosts[i] for i in mine],
-                                  lv[mine], sc[mine], at_page=[pages[i] for i in mine],
-                                  state=state)  # fmt: skip
-
-    def add_skipped(self, rec: LinkRecord, host: str, reason: str, *, at_page: int = 0) -> None:
-        if self.owns(rec.site):  # another shard records its own sites' skipped links
-            super().add_skipped(rec, host, reason, at_page=at_page)
-
-    def take_routed(self) -> dict[int, list[RoutedLink]]:
-        out: dict[int, list[RoutedLink]] = {}
-        for link in self.routed:
-            out.setdefault(shard_of(link.rec.site, self.n_shards), []).append(link)
-        self.routed = []
-        return out
 
 
 class OutcomeBuffer:
@@ -343,33 +305,33 @@ class ShardWorker:
         self.cat.preload_form_keys(run_id, state.form_keys)
         if state.frontier.num_rows:
             insert_arrow(self.cat.con, "frontier", state.frontier)
-        store = ShardStore(self.cat, run_id, shard=shard, n_shards=n_shards,
-                           max_lid=state.max_lid)  # fmt: skip
+        paths = PathIndex()
+        paths.parents.update(state.resume.parents)
+        store = ShardStore(self.cat.con, run_id, self.cat.outbox, shard=shard, n_shards=n_shards,
+                           max_lid=state.max_lid, paths=paths)  # fmt: skip
         self.cat.add_flusher(store.flush)
         self.fetcher = Fetcher(settings.fetch)
         comps = Components.build(settings, self.strategy)
         self.outcomes = OutcomeBuffer() if self.strategy.learners else None
         comps.learners = [("cluster", self.outcomes)] if self.outcomes is not None else []
-        frontier = ShardFrontier(
-            store, settings.frontier, commit=self.cat.commit, ready_in=self.fetcher.host_ready_in,
-            n_levels=max(settings.frontier.levels, comps.scorer.n_levels) + 1,
-            per_host=settings.fetch.per_host_connections, shard=shard, n_shards=n_shards)
-        frontier.paths.parents.update(state.resume.parents)
+        frontier = Frontier(store, settings.frontier, ready_in=self.fetcher.host_ready_in,
+                            n_levels=max(settings.frontier.levels, comps.scorer.n_levels) + 1,
+                            per_host=settings.fetch.per_host_connections)  # fmt: skip
         budget = SiteBudget.from_resume(settings.stopping, state.resume)
         self.stats = CrawlStats()
         self.pipeline = Pipeline(settings, self.strategy, comps, catalogue=self.cat,
-                                 run_id=run_id, frontier=frontier, budget=budget,
-                                 stats=self.stats, paths=frontier.paths)  # fmt: skip
-        self.frontier = frontier
+                                 run_id=run_id, store=store, frontier=frontier, budget=budget,
+                                 stats=self.stats, paths=paths)  # fmt: skip
+        self.store, self.frontier = store, frontier
         mine = []
         for raw in seeds:
             url = canonicalize(raw)
             if url is None:
                 if shard == 0:
                     self.stats.skipped["bad-seed"] += 1
-            elif frontier.owns(site_of(url)):
+            elif store.owns(site_of(url)):
                 mine.append(url)
-        frontier.add_seeds(mine)  # known seeds (a restart, a resume) are not added again
+        add_seeds(frontier, mine)  # known seeds (a restart, a resume) are not added again
         self.model_version = 0
         self._open = False
 
@@ -385,7 +347,7 @@ class ShardWorker:
 
     def receive(self, links: Sequence[RoutedLink], at_page: int) -> int:
         """Links other shards found for this shard's sites; returns how many were new."""
-        fr, paths = self.frontier, self.frontier.paths
+        store, paths = self.store, self.pipeline.paths
         todo: dict[str, list[RoutedLink]] = {"queued": [], "reserve": []}
         for link in links:
             rec = link.rec
@@ -393,19 +355,19 @@ class ShardWorker:
                 paths.parents.setdefault(u1, (u0, a1))
             if link.hops:
                 paths.parents.setdefault(link.hops[0][0], ("", link.hops[0][1]))
-            if not fr.owns(rec.site) or (fr.seen(rec.url) and (link.reserve
-                                                               or not fr.in_reserve(rec.url))):
+            if not store.owns(rec.site) or (rec.url in store.seen and (
+                    link.reserve or not store.in_reserve(rec.url))):  # fmt: skip
                 continue
             reason = self.pipeline.policy.site_reason(rec.site)
             if reason:
-                fr.add_skipped(rec, link.host, reason, at_page=at_page)
+                store.add_skipped(rec, link.host, reason, at_page=at_page)
                 self.stats.skipped[reason] += 1
                 continue
             todo["reserve" if link.reserve else "queued"].append(link)
         n = 0
         for state, group in todo.items():
             if group:
-                k = fr.add_scored([x.rec for x in group], [x.host for x in group],
+                k = self.frontier.add_scored([x.rec for x in group], [x.host for x in group],
                                   np.asarray([x.level for x in group]),
                                   np.asarray([x.score for x in group], dtype=np.float64),
                                   at_page=at_page, state=state)  # fmt: skip
@@ -436,8 +398,8 @@ class ShardWorker:
                 await self.learn(outcomes)
         st, self.stats = self.stats, CrawlStats()
         self.pipeline.stats = self.stats
-        return StepReport(self.shard, st.to_dict(), st.pages, self.frontier.take_routed(),
-                          self.frontier.exhausted, len(self.frontier),
+        return StepReport(self.shard, st.to_dict(), st.pages, self.store.take_routed(),
+                          self.pipeline.policy.exhausted(), len(self.frontier),
                           time.process_time() - cpu0, self.restarts, committed)  # fmt: skip
 
     async def _crawl(self, allowance: int, seconds: float) -> None:
@@ -467,7 +429,7 @@ class ShardWorker:
                 if now >= deadline or taken >= allowance:
                     return
                 hint = self.frontier.wait_hint(now)
-                if hint is None and self.frontier.exhausted:
+                if hint is None and self.pipeline.policy.exhausted():
                     return
                 await asyncio.sleep(min(hint if hint is not None else 0.05, 0.25,
                                         max(deadline - now, 0.0)))  # fmt: skip

@@ -1,8 +1,8 @@
 """The frontier family (``interfaces.CrawlFrontier``), registered by name (kind "frontier";
 ``Strategy.frontier`` chooses). Factories take the context keys they name: ``store``
-(the run's ``FrontierStore``), ``settings``, ``commit`` (the engine's commit point),
-``ready_in`` (politeness), ``per_host``, ``n_levels`` (what the link scorer needs),
-``learners`` (the crawl's, built before the frontier), ``resumed``, ``random_state``.
+(the run's ``FrontierStore``), ``settings``, ``ready_in`` (politeness), ``per_host``,
+``n_levels`` (what the link scorer needs), ``learners`` (the crawl's, built before the
+frontier), ``resumed``, ``random_state``.
 
 - ``levels`` (default): ACHE's multi-level frontier (``formhunter.frontier.Frontier``);
 - ``tree``: TRES's Tree-Frontier, driven by the crawl's ``tres`` learner
@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from formhunter.config import Settings
@@ -24,12 +24,10 @@ from formhunter.registry import register
 
 
 @register("frontier", "levels")
-def _levels(store: FrontierStore, settings: Settings, commit: Callable[[], None],
-            n_levels: int, ready_in: ReadyIn | None = None, per_host: int = 1,
-            **_: Any) -> Frontier:  # fmt: skip
-    return Frontier(store, settings.frontier, n_levels=n_levels, commit=commit,
-                    ready_in=ready_in, per_host=per_host,
-                    refill_by_pages=settings.crawl.ordered_block)  # fmt: skip
+def _levels(store: FrontierStore, settings: Settings, n_levels: int,
+            ready_in: ReadyIn | None = None, per_host: int = 1, **_: Any) -> Frontier:  # fmt: skip
+    return Frontier(store, settings.frontier, n_levels=n_levels, ready_in=ready_in,
+                    per_host=per_host, refill_by_pages=settings.crawl.ordered_block)  # fmt: skip
 
 
 @register("frontier", "tree")

@@ -10,8 +10,10 @@ settings, what to do:
 - ``link_reason(url, site, depth, link)``: why one new outlink is skipped ("" = keep);
 - ``promote_below(scorer)`` / ``promote(...)``: links bound for the reserve that
   ``scorer`` puts in a level below this one are queued at once (ACHE's delayed benefit);
-- ``next_link(now)``: the frontier's next link, links of closed sites skipped on the
-  way; when nothing queued is left, the dry rules act (extend sites, open the reserve);
+- ``next_link(now)``: the selector's next link, links of closed sites skipped on the
+  way; when nothing queued is left, the dry rules act (extend sites, open the reserve:
+  the store queues the links again, the selector re-ranks them);
+- ``exhausted()``: nothing queued, nothing in flight, nothing in reserve;
 - ``page(site, new_searchable, new_relevant)``: one page of ``site`` counted in the
   ``SiteBudget``, whose site rules close it;
 - ``stop_reason()``: a reason to stop the run now ("" = go on);
@@ -52,6 +54,7 @@ from __future__ import annotations
 
 import enum
 import logging
+import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -59,21 +62,21 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from formhunter.config import Settings, StoppingSettings
-from formhunter.frontier.levels import Entry
+from formhunter.config import FrontierSettings, Settings, StoppingSettings
 from formhunter.interfaces import CrawlFrontier, LinkScorer
-from formhunter.model import Link
+from formhunter.model import Entry, Link
 from formhunter.stats import CrawlStats
 
 if TYPE_CHECKING:
     from formhunter.catalogue import ResumeState
+    from formhunter.frontier.store import FrontierStore
     from formhunter.strategies import Strategy
 
 log = logging.getLogger(__name__)
 
 __all__ = [
     "CrawlPolicy", "Dry", "DryRule", "EndRule", "Follow", "FollowRule", "LinkRule", "Rules",
-    "SiteBudget", "SiteRule", "StopRule", "end_rules", "first_reason", "stop_rules",
+    "SiteBudget", "SiteRule", "StopRule", "end_rules", "first_reason", "stop_rules", "trap",
 ]  # fmt: skip
 
 
@@ -240,14 +243,35 @@ class LinkRule(Protocol):
     def reason(self, url: str, site: str, depth: int, link: Link) -> str: ...
 
 
+def trap(url: str, depth: int, s: FrontierSettings) -> str:
+    """The trap limit ``url`` hits ("" if none): url-length, depth, repeated-segments."""
+    if len(url) > s.max_url_length:
+        return "url-length"
+    if depth > s.max_depth:
+        return "depth"
+    start = url.find("/", url.find("//") + 2)
+    if start > 0:
+        end = len(url)
+        for ch in "?#":
+            i = url.find(ch, start)
+            if 0 <= i < end:
+                end = i
+        segments = [p for p in url[start:end].split("/") if p]
+        if len(segments) > s.max_repeated_segments:
+            top = Counter(segments).most_common(1)[0][1]
+            if top > s.max_repeated_segments:
+                return "repeated-segments"
+    return ""
+
+
 @dataclass(frozen=True)
 class TrapLimits:
-    """The frontier's trap limits (url-length, depth, repeated-segments)."""
+    """The frontier's trap limits (``trap``: url-length, depth, repeated-segments)."""
 
-    frontier: CrawlFrontier
+    settings: FrontierSettings
 
     def reason(self, url: str, site: str, depth: int, link: Link) -> str:
-        return self.frontier.trap(url, depth)
+        return trap(url, depth, self.settings)
 
 
 class NoFollow:
@@ -281,22 +305,26 @@ class Dry:
 
 class DryRule(Protocol):
     """Acts when nothing queued is left and nothing is in flight: ``act(policy)`` may
-    queue links (through ``policy.frontier``) and says so. Every dry rule acts, in order."""
+    queue links (through ``policy.store``, for a selector that ``takes_back``) and says
+    so. Every dry rule acts, in order."""
 
     def act(self, policy: CrawlPolicy) -> Dry: ...
 
 
 class ExtendSites:
     """The sites the page limit closed get ``[stopping] extend_pages`` more pages and
-    their skipped links are queued again (not yet re-scored)."""
+    their skipped links are queued again (not yet re-scored; a selector that does not
+    take links back takes only the links found from now on)."""
 
     def act(self, policy: CrawlPolicy) -> Dry:
         sites = policy.budget.extend()
         if not sites:
             return Dry()
         policy.stats.sites_extended += 1
+        if not policy.frontier.takes_back:
+            return Dry()
         try:
-            n = policy.frontier.reopen_sites(sites, "site-pages")
+            n = policy.store.requeue_skipped(sites, "site-pages")
         except Exception:
             policy.fault("extend")
             return Dry()
@@ -310,10 +338,11 @@ class OpenReserve:
     """The links kept in reserve are queued, every queued link re-scored by the scorer."""
 
     def act(self, policy: CrawlPolicy) -> Dry:
-        if not policy.frontier.n_reserve:
+        if not policy.store.n_reserve or not policy.frontier.takes_back:
             return Dry()
         try:
-            n = policy.frontier.open_reserve(policy.scorer())
+            n = policy.store.open_reserve()
+            policy.frontier.rerank(policy.scorer())
         except Exception:
             policy.fault("reserve")
             return Dry(ranked=True)  # no re-rank after a failed one
@@ -394,8 +423,7 @@ class Rules:
     end: list[EndRule] = field(default_factory=list)
 
     @classmethod
-    def build(cls, settings: Settings, strategy: Strategy, frontier: CrawlFrontier,
-              budget: SiteBudget) -> Rules:  # fmt: skip
+    def build(cls, settings: Settings, strategy: Strategy, budget: SiteBudget) -> Rules:
         """The rules the settings and the strategy switch on."""
         fs = settings.frontier
         follow: list[FollowRule] = []
@@ -403,7 +431,7 @@ class Rules:
             follow.append(FollowOnTopic(reserve=fs.reserve))
         elif strategy.follow == "on_topic_first":
             follow.append(OnTopicFirst())
-        links: list[LinkRule] = [TrapLimits(frontier)]
+        links: list[LinkRule] = [TrapLimits(fs)]
         if not fs.follow_nofollow:
             links.append(NoFollow())
         dry: list[DryRule] = []
@@ -415,20 +443,21 @@ class Rules:
 
 
 class CrawlPolicy:
-    """The crawl policy of one run (module doc). ``scorer()`` is the link scorer in use
-    (it changes as learners hand out new ones); counters go to ``stats``."""
+    """The crawl policy of one run (module doc): ``frontier`` is the selector, ``store``
+    the links it selects from. ``scorer()`` is the link scorer in use (it changes as
+    learners hand out new ones); counters go to ``stats``."""
 
     def __init__(self, settings: Settings, strategy: Strategy, *, frontier: CrawlFrontier,
-                 budget: SiteBudget, stats: CrawlStats, scorer: Callable[[], LinkScorer],
-                 rules: Rules | None = None) -> None:  # fmt: skip
+                 store: FrontierStore, budget: SiteBudget, stats: CrawlStats,
+                 scorer: Callable[[], LinkScorer], rules: Rules | None = None) -> None:  # fmt: skip
         self.settings = settings
         self.strategy = strategy
         self.frontier = frontier
+        self.store = store
         self.budget = budget
         self.stats = stats
         self.scorer = scorer
-        self.rules = rules if rules is not None else Rules.build(settings, strategy, frontier,
-                                                                 budget)  # fmt: skip
+        self.rules = rules if rules is not None else Rules.build(settings, strategy, budget)
 
     # -- a page's links ------------------------------------------------------------
 
@@ -524,14 +553,18 @@ class CrawlPolicy:
 
     def rerank(self, scorer: LinkScorer) -> None:
         """Re-score the queued links with ``scorer`` (a fault is recorded, not raised)."""
+        t0 = time.perf_counter()
         try:
             n = self.frontier.rerank(scorer, self.promote_below(scorer))
         except Exception:
             self.fault("rerank")
         else:
             self.stats.reranks += 1
-            log.info("frontier re-ranked: %d links in %.2fs", n,
-                     self.frontier.last_rerank_seconds)  # fmt: skip
+            log.info("frontier re-ranked: %d links in %.2fs", n, time.perf_counter() - t0)
+
+    def exhausted(self) -> bool:
+        """Nothing left to fetch: the selector is dry and nothing waits in reserve."""
+        return self.frontier.dry and self.store.n_reserve <= 0
 
     # -- ending ----------------------------------------------------------------------
 

@@ -9,8 +9,13 @@ A ``reserve`` row is a link the follow policy did not follow when it was found
 the whole reserve into queued links; found again by a followed page, it is
 re-added as queued (its reserve row dropped, so a URL keeps one row).
 
-New links and state changes are buffered and written by ``flush`` inside the
-catalogue's commit (one transaction with the pages and forms they belong to).
+New links and state changes are buffered. ``flush`` writes both inside the catalogue's
+commit (one transaction with the pages and forms they belong to). Before a read that
+needs every link found so far (``load``, ``rerank``, ``open_reserve``,
+``requeue_skipped``) the store writes its buffered new links itself (``sync``); state
+changes wait for the commit, so a page is never marked fetched in the file before its
+row is there, and those reads account for the changes still buffered. Nothing here calls
+the engine: the store flushes itself, the catalogue's commit flushes the rest.
 ``load`` takes the best not-yet-loaded queued links of each level (a quota per
 level, so links of delayed benefit get their turn); ``rerank`` re-scores every
 queued link in batches through Arrow, with the scorer's columnar ``score_frame``
@@ -32,8 +37,9 @@ import numpy as np
 import pyarrow as pa
 
 from formhunter.catalogue import RowBuffer, insert_arrow
-from formhunter.frontier.levels import Entry
-from formhunter.interfaces import LinkRecord, LinkScorer
+from formhunter.interfaces import LinkScorer
+from formhunter.model import Entry, LinkRecord
+from formhunter.urls import host_of, site_of
 
 log = logging.getLogger(__name__)
 
@@ -84,8 +90,6 @@ def insert_queued(con: duckdb.DuckDBPyConnection, run_id: int, links: pa.Table, 
     if "host" in names:
         host: pa.Array | pa.ChunkedArray = links.column("host").cast(pa.string())
     else:
-        from formhunter.urls import host_of
-
         host = pa.array([host_of(u) for u in links.column("url").to_pylist()], pa.string())
     table = pa.table({
         "run_id": pa.repeat(pa.scalar(run_id, pa.int32()), k),
@@ -108,13 +112,18 @@ def insert_queued(con: duckdb.DuckDBPyConnection, run_id: int, links: pa.Table, 
 
 
 class FrontierStore:
-    """The persistent frontier of one run on a DuckDB connection (the catalogue's)."""
+    """The persistent frontier of one run on a DuckDB connection (the catalogue's).
+
+    ``seen``: every URL the store knows; ``reserved``: url -> lid of the links in
+    reserve; ``skip_level``: the level skipped links are stored at (the selector's last,
+    set by it)."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection, run_id: int) -> None:
         self.con = con
         self.run_id = run_id
         self.pending = RowBuffer(FRONTIER_SCHEMA)
         self._updates = RowBuffer(_UPDATE_SCHEMA)
+        self.skip_level = 0
         self.seen: set[str] = set()
         self.reserved: dict[str, int] = {}  # url -> lid of the rows in reserve
         self._dropped: list[int] = []  # lids of reserve rows re-added as queued
@@ -147,6 +156,10 @@ class FrontierStore:
     def n_reserve(self) -> int:
         """Links in reserve (flushed or not)."""
         return len(self.reserved)
+
+    def in_reserve(self, url: str) -> bool:
+        """Whether ``url`` waits in reserve (a followed page may queue it after all)."""
+        return url in self.reserved
 
     def count(self, state: str | None = None) -> int:
         """Stored rows of this run (flushed only), optionally in one state."""
@@ -186,42 +199,69 @@ class FrontierStore:
         )  # fmt: skip
         return lid
 
+    def add_skipped(self, rec: LinkRecord, host: str, reason: str, *, at_page: int = 0) -> None:
+        """A link that will not be fetched (trap limit, site closed, policy), unless known."""
+        if rec.url not in self.seen:
+            self.add(rec, host, self.skip_level, math.nan, state="skipped", reason=reason,
+                     at_page=at_page)  # fmt: skip
+
+    def add_redirect_target(self, url: str, depth: int, *, at_page: int = 0) -> bool:
+        """Where a fetched link redirected: stored as fetched, so it is not fetched again.
+        False if already known."""
+        if url in self.seen:
+            return False
+        self.add(LinkRecord(url, site_of(url), depth), host_of(url), 0, math.nan,
+                 state="fetched", reason="redirect-target", at_page=at_page)  # fmt: skip
+        return True
+
     def mark(self, lid: int, state: str, reason: str = "") -> None:
         """Buffer a state change of a stored (loaded) link."""
         self._updates.append(lid, state, reason)
 
+    def sync(self) -> None:
+        """Write the buffered new links (and drop the reserve rows they replace) now, for
+        a read; state changes stay buffered for the catalogue's commit (module doc)."""
+        self._write_new(self.con)
+
     def flush(self, con: duckdb.DuckDBPyConnection) -> None:
         """Write buffered links and state changes (called inside the catalogue's commit)."""
-        insert_arrow(con, "frontier", self.pending.take())
-        if self._dropped:
-            dropped, self._dropped = self._dropped, []
+        self._write_new(con)
+        if len(self._updates):
+            self._write_updates(con, self._updates.take())
+
+    def _write_new(self, con: duckdb.DuckDBPyConnection) -> tuple[pa.Table, list[int]]:
+        """Insert the buffered new links, delete the reserve rows they replaced; both."""
+        new = self.pending.take()
+        insert_arrow(con, "frontier", new)
+        dropped, self._dropped = self._dropped, []
+        if dropped:
             con.register("_fr_drop", pa.table({"lid": pa.array(dropped, type=pa.int64())}))
             try:
                 con.execute("DELETE FROM frontier WHERE run_id = ? AND lid IN"
                             " (SELECT lid FROM _fr_drop)", [self.run_id])  # fmt: skip
             finally:
                 con.unregister("_fr_drop")
-        if len(self._updates):
-            upd = self._updates.take()
-            con.register("_fr_upd", upd)
-            try:
-                con.execute(
-                    "UPDATE frontier SET state = u.state, reason = u.reason FROM _fr_upd u"
-                    " WHERE frontier.run_id = ? AND frontier.lid = u.lid",
-                    [self.run_id],
-                )
-            finally:
-                con.unregister("_fr_upd")
+        return new, dropped
+
+    def _write_updates(self, con: duckdb.DuckDBPyConnection, upd: pa.Table) -> None:
+        con.register("_fr_upd", upd)
+        try:
+            con.execute(
+                "UPDATE frontier SET state = u.state, reason = u.reason FROM _fr_upd u"
+                " WHERE frontier.run_id = ? AND frontier.lid = u.lid",
+                [self.run_id],
+            )
+        finally:
+            con.unregister("_fr_upd")
 
     # -- reads ------------------------------------------------------------------
 
     def load(self, n_levels: int, per_level: int, exclude: set[int] | None = None) -> list[Entry]:
-        """Take up to ``per_level`` best unloaded queued links of each level into memory.
-
-        Call after a flush (the catalogue's commit). Marks them loaded.
-        """
+        """Take up to ``per_level`` best unloaded queued links of each level into memory
+        (the buffered new links are written first). Marks them loaded."""
         if self.n_unloaded <= 0:
             return []
+        self.sync()
         out: list[Entry] = []
         cols = ("lid, url, host, site, depth, level, coalesce(score, 'NaN'::DOUBLE), parent,"
                 " anchor, around, parent_score, dom_terms")
@@ -245,9 +285,10 @@ class FrontierStore:
         return out
 
     def open_reserve(self) -> int:
-        """Every link in reserve becomes queued (call after a flush); how many."""
+        """Every link in reserve becomes queued; how many."""
         if not self.reserved:
             return 0
+        self.sync()
         self.con.execute("UPDATE frontier SET state = 'queued', loaded = false"
                          " WHERE run_id = ? AND state = 'reserve'", [self.run_id])  # fmt: skip
         n = len(self.reserved)
@@ -256,10 +297,11 @@ class FrontierStore:
         return n
 
     def requeue_skipped(self, sites: Sequence[str], reason: str) -> int:
-        """Links of ``sites`` skipped for ``reason`` become queued again (call after a
-        flush); how many."""
+        """Links of ``sites`` skipped for ``reason`` become queued again (those skipped
+        since the last commit too: their buffered change is dropped); how many."""
         if not sites:
             return 0
+        self.sync()
         self.con.register("_fr_sites", pa.table({"site": pa.array(list(sites), pa.string())}))
         try:
             row = self.con.execute(
@@ -267,10 +309,21 @@ class FrontierStore:
                 " WHERE run_id = ? AND state = 'skipped' AND reason = ?"
                 " AND site IN (SELECT site FROM _fr_sites)", [self.run_id, reason]
             ).fetchall()  # fmt: skip
+            n = int(row[0][0]) if row else 0
+            pending = [r[0] for r in self._updates.rows if r[1] == "skipped" and r[2] == reason]
+            if pending:
+                back = {int(r[0]) for r in self.con.execute(
+                    "SELECT lid FROM frontier WHERE run_id = ? AND lid IN (SELECT unnest(?))"
+                    " AND site IN (SELECT site FROM _fr_sites)", [self.run_id, pending]
+                ).fetchall()}  # fmt: skip
+                if back:
+                    self._updates.rows = [r for r in self._updates.rows if r[0] not in back]
+                    self._set_loaded(sorted(back), False)
+                    n += len(back)
         finally:
             self.con.unregister("_fr_sites")
         self.n_unloaded = self._count_unloaded()
-        return int(row[0][0]) if row else 0
+        return n
 
     def _count_unloaded(self) -> int:
         row = self.con.execute(
@@ -295,15 +348,19 @@ class FrontierStore:
                inflight: Sequence[int] = (), promote_below: int = 0) -> int:  # fmt: skip
         """Re-score every queued link with ``scorer``; all become unloaded except
         ``inflight``. With ``promote_below`` the links in reserve are re-scored too,
-        and those the scorer puts in a level below it become queued. Call after a
-        flush. Returns the number of links re-scored."""
+        and those the scorer puts in a level below it become queued. Links whose fetch
+        ended since the last commit (a buffered state change) are left alone. Returns
+        the number of links re-scored."""
         t0 = time.perf_counter()
+        self.sync()
         states = "('queued', 'reserve')" if promote_below > 0 and self.reserved else "('queued')"
+        ended = [r[0] for r in self._updates.rows]
+        skip = " AND lid NOT IN (SELECT unnest(?))" if ended else ""
         reader = self.con.sql(
             "SELECT lid, url, site, depth, parent, anchor, around, parent_score, dom_terms,"
             f" state = 'reserve' AS reserve FROM frontier WHERE run_id = ? AND state IN {states}"
-            " ORDER BY lid",
-            params=[self.run_id],
+            f"{skip} ORDER BY lid",
+            params=[self.run_id, ended] if ended else [self.run_id],
         ).to_arrow_reader(batch)
         lids: list[np.ndarray] = []
         levels: list[np.ndarray] = []

@@ -15,13 +15,14 @@ frontier link is routed to a leaf by its features and kept in that leaf's list.
   the tree is refit on the experience kept (bounded) and every link re-routed
   (one vectorised pass, O(frontier x depth)).
 
-A ``formhunter.interfaces.CrawlFrontier`` like ``formhunter.frontier.Frontier``
+A selector (``formhunter.interfaces.CrawlFrontier``) like ``formhunter.frontier.Frontier``
 (registered as frontier "tree"; the strategy ``tres`` uses it), with politeness
 through the same ``ready_in(url)`` callback and ``per_host`` limit. What the crawl
 provides (``formhunter.tres.learner.TreeLearner`` does the TRES part):
 
 1. the features of new links: ``featurize(records) -> (n, d)`` is given at
-   construction and called in ``add_scored`` (levels and scores are ignored);
+   construction and called in ``add_scored`` (levels are ignored; a seed, scored
+   ``math.inf``, has zero features, as in the paper);
 2. after each fetched page, the reward and the features of the link it was
    reached by: ``features_of(lid)`` (kept from ``next`` until ``done``) and
    ``learn(x, reward)`` -- the TRES learner does this from the outcome;
@@ -31,7 +32,9 @@ provides (``formhunter.tres.learner.TreeLearner`` does the TRES part):
    0, no score), so commits, ``forms``/``runs`` and resume work unchanged;
    ``restore()`` reloads the queued links of a resumed run (their state
    features then come from ``parent_score`` only). All queued links live in
-   memory (~0.3 KB each: 100,000 links ~ 30 MB); there is no refill.
+   memory (~0.3 KB each: 100,000 links ~ 30 MB); there is no refill, and links the
+   store queues again (a reopened site's skipped links) are not taken back
+   (``takes_back`` false); links bound for the reserve are dropped.
 """
 
 from __future__ import annotations
@@ -45,17 +48,15 @@ import numpy as np
 from sklearn.tree import DecisionTreeRegressor
 
 from formhunter.config import FrontierSettings, TresSettings
-from formhunter.frontier import Entry, FrontierStore, canonical_seeds, trap
+from formhunter.frontier import FrontierStore
 from formhunter.frontier.levels import ReadyIn
-from formhunter.interfaces import LinkRecord, LinkScorer
-from formhunter.urls import host_of, site_of
+from formhunter.interfaces import LinkScorer
+from formhunter.model import Entry, LinkRecord
 
 log = logging.getLogger(__name__)
 
 __all__ = ["TreeFrontier", "TreeRouter"]
 
-#: A seed's score in the store, as the multi-level frontier writes it.
-SEED_SCORE = math.inf
 #: Fetched links whose features wait for the learner (a batch's worth is plenty).
 MAX_DONE = 4096
 
@@ -125,6 +126,8 @@ class TreeFrontier:
     ``rebuild_every``, ``max_experience``, ``draws_per_leaf``).
     """
 
+    takes_back = False
+
     def __init__(self, featurize: Featurize, n_features: int, *,
                  chooser: Chooser | None = None, store: FrontierStore | None = None,
                  settings: FrontierSettings | None = None, ready_in: ReadyIn | None = None,
@@ -189,12 +192,6 @@ class TreeFrontier:
     def seen_urls(self) -> set[str]:
         return self.store.seen if self.store is not None else self._seen
 
-    def seen(self, url: str) -> bool:
-        return url in self.seen_urls
-
-    def trap(self, url: str, depth: int) -> str:
-        return trap(url, depth, self.settings)
-
     def __len__(self) -> int:
         """Links waiting to be fetched (all in memory)."""
         return self._n
@@ -202,10 +199,6 @@ class TreeFrontier:
     @property
     def n_leaves(self) -> int:
         return self.router.n_leaves
-
-    @property
-    def exhausted(self) -> bool:
-        return not self.inflight and self._n == 0
 
     def _new_lid(self, rec: LinkRecord, host: str, at_page: int, score: float = math.nan) -> int:
         if self.store is not None:
@@ -215,69 +208,40 @@ class TreeFrontier:
         self._seen.add(rec.url)
         return lid
 
-    def add_seeds(self, urls: Sequence[str]) -> int:
-        """Seeds as the user gave them (``canonical_seeds``); returns how many are not
-        http(s) URLs (ignored, with a warning)."""
-        good, bad = canonical_seeds(urls)
-        for url in good:
-            self.add_seed(url, site_of(url), host_of(url))
-        return bad
-
-    def add_redirect_target(self, url: str, depth: int, *, at_page: int = 0) -> bool:
-        """Where a fetched link redirected: recorded as fetched (never queued). False if
-        already known."""
-        if self.seen(url):
-            return False
-        if self.store is not None:
-            self.store.add(LinkRecord(url, site_of(url), depth), host_of(url), 0, math.nan,
-                           state="fetched", reason="redirect-target", at_page=at_page)  # fmt: skip
-        else:
-            self._seen.add(url)
-        return True
-
-    def add_seed(self, url: str, site: str, host: str) -> bool:
-        """A seed (False if known). Its state features are zero, as in the paper."""
-        if self.seen(url):
-            return False
-        rec = LinkRecord(url, site, 0)
-        lid = self._new_lid(rec, host, 0, SEED_SCORE)
-        self._insert([Entry(lid, host, 0, SEED_SCORE, rec)], np.zeros((1, self.n_features)))
-        return True
-
     def add_scored(self, records: Sequence[LinkRecord], hosts: Sequence[str],
                    levels: np.ndarray | None = None, scores: np.ndarray | None = None, *,
                    at_page: int | Sequence[int] = 0, state: str = "queued") -> int:  # fmt: skip
-        """Add new links (levels and scores are ignored: the tree places them)."""
+        """Add new links (levels are ignored: the tree places them; a seed, scored
+        ``math.inf``, is stored with that score and has zero features)."""
         if state == "reserve":  # the Tree-Frontier keeps no reserve: not followed, dropped
             return 0
         pages = [at_page] * len(records) if isinstance(at_page, int) else list(at_page)
+        seed = np.isinf(np.asarray(scores, dtype=np.float64)) if scores is not None \
+            else np.zeros(len(records), dtype=bool)  # fmt: skip
         new: list[LinkRecord] = []
         entries: list[Entry] = []
+        seeds: list[bool] = []
         seen = self.seen_urls
-        for rec, host, p in zip(records, hosts, pages, strict=True):
+        for rec, host, p, is_seed in zip(records, hosts, pages, seed.tolist(), strict=True):
             if rec.url in seen:
                 continue
-            lid = self._new_lid(rec, host, p)
+            score = math.inf if is_seed else math.nan
+            lid = self._new_lid(rec, host, p, score)
             new.append(rec)
-            entries.append(Entry(lid, host, 0, math.nan, rec))
+            entries.append(Entry(lid, host, 0, score, rec))
+            seeds.append(is_seed)
         if new:
-            self._insert(entries, np.asarray(self.featurize(new), dtype=np.float64))
+            X = np.zeros((len(new), self.n_features))
+            other = [i for i, s in enumerate(seeds) if not s]
+            if other:
+                X[other] = np.asarray(self.featurize([new[i] for i in other]), dtype=np.float64)
+            self._insert(entries, X)
         return len(new)
 
     def add(self, records: Sequence[LinkRecord], hosts: Sequence[str], *,
             at_page: int | Sequence[int] = 0) -> int:  # fmt: skip
         """``add_scored`` without the scorer's arrays."""
         return self.add_scored(records, hosts, at_page=at_page)
-
-    def add_skipped(self, rec: LinkRecord, host: str, reason: str, *, at_page: int = 0) -> None:
-        """A link that will not be fetched: only persisted (and marked seen)."""
-        if self.seen(rec.url):
-            return
-        if self.store is not None:
-            self.store.add(rec, host, 0, math.nan, state="skipped", reason=reason,
-                           at_page=at_page)  # fmt: skip
-        else:
-            self._seen.add(rec.url)
 
     def restore(self) -> int:
         """Load the queued links of a resumed run from the store; how many."""
@@ -472,22 +436,8 @@ class TreeFrontier:
 
     @property
     def dry(self) -> bool:
-        return self.exhausted
-
-    @property
-    def n_reserve(self) -> int:
-        return 0
-
-    def in_reserve(self, url: str) -> bool:
-        return False
-
-    def open_reserve(self, scorer: LinkScorer) -> int:
-        return 0
-
-    def reopen_sites(self, sites: Sequence[str], reason: str) -> int:
-        """None: skipped links are only persisted here, never put back in the tree (a
-        reopened site's links found from now on are taken)."""
-        return 0
+        """Nothing in the tree and nothing in flight."""
+        return not self.inflight and self._n == 0
 
     def rerank(self, scorer: LinkScorer | None = None, promote_below: int = 0) -> int:
         """The Frontier's re-rank: here a rebuild of the tree (``scorer`` is not used:

@@ -14,7 +14,7 @@ from formhunter.catalogue import Catalogue
 from formhunter.config import Settings
 from formhunter.critics.keywords import KeywordCritic
 from formhunter.fetch import FetchResult
-from formhunter.frontier import Entry
+from formhunter.frontier import Entry, add_seeds
 from formhunter.interfaces import LinkRecord, LinkScorer, PageOutcome
 from formhunter.keywords import domain_keywords
 from formhunter.page_classifiers.keywords import KeywordPageClassifier
@@ -66,8 +66,7 @@ def _pipeline(tmp_path: Path, follow: Any = "on_topic", threshold: float = 0.5
     components = Components(KeywordPageClassifier(kw), KeywordCritic(DOMAIN, kw),
                             BreadthFirstScorer(), [("recorder", learner)])  # fmt: skip
     stats = CrawlStats()
-    pipe = Pipeline.open(settings, strategy, cat, run_id, resumed=False, seeds=[], stats=stats,
-                         commit=cat.commit)  # fmt: skip
+    pipe = Pipeline.open(settings, strategy, cat, run_id, resumed=False, seeds=[], stats=stats)
     pipe.components = components
     return pipe, cat, learner
 
@@ -77,7 +76,7 @@ def _batch(pipe: Pipeline, pages: list[dict[str, Any]]) -> list[Fetched]:
     fr = pipe.frontier
     for r in pages:
         if r["depth"] == 0:
-            fr.add_seed(r["url"], site_of(r["url"]), host_of(r["url"]))
+            add_seeds(fr, [r["url"]])
         else:
             rec = LinkRecord(r["url"], site_of(r["url"]), 1, r["parent"], r["anchor"])
             fr.add_scored([rec], [host_of(r["url"])], *BreadthFirstScorer().score([rec]))
@@ -194,16 +193,17 @@ def test_reserve_rows_leave_the_reserve_when_a_followed_page_links_them(
     off = [f for f, s in zip(batch, GOLDEN_SCORES[::-1], strict=True) if s < 0.9]
     assert off and all(f.entry.depth > 0 for f in off)
     assert pipe.process(off).links_added == 0
-    reserved = pipe.frontier.n_reserve
+    reserved = pipe.store.n_reserve
     assert reserved > 0 and pipe.stats.links_reserved == 78
     pipe.process([f for f in batch if f not in off])
     cat.commit()
     rows = cat.con.execute("SELECT url, state FROM frontier").fetchall()
     assert len(rows) == len({u for u, _ in rows}), "one row per URL"
     left = {u for u, s in rows if s == "reserve"}
-    assert left == set(pipe.frontier.store.reserved) and len(left) < reserved
+    assert left == set(pipe.store.reserved) and len(left) < reserved
     queued_before = sum(s == "queued" for _, s in rows)
-    n = pipe.frontier.open_reserve(pipe.components.scorer)
+    n = pipe.store.open_reserve()
+    pipe.frontier.rerank(pipe.components.scorer)
     cat.commit()
     assert n == len(left)
     states = dict(cat.con.execute("SELECT state, count(*) FROM frontier GROUP BY state").fetchall())
@@ -259,7 +259,7 @@ def test_reserve_by_level_queues_off_topic_links_the_scorer_puts_near_a_form(
     pipe.swap_scorer(_All())
     cat.commit()
     states = dict(cat.con.execute("SELECT state, count(*) FROM frontier GROUP BY state").fetchall())
-    assert states.get("reserve", 0) == 0 and not pipe.frontier.n_reserve
+    assert states.get("reserve", 0) == 0 and not pipe.store.n_reserve
     unfetched = len(batch) - len(off)
     assert states["queued"] == len(queued) + len(reserved) + unfetched
 

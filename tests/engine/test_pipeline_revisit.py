@@ -11,13 +11,13 @@ from formhunter.catalogue import Catalogue
 from formhunter.config import Settings
 from formhunter.critics.trained import FormCritic
 from formhunter.fetch import FetchResult
+from formhunter.frontier import add_seeds
 from formhunter.interfaces import LinkRecord, LinkScorer, PageOutcome
 from formhunter.model import Page
 from formhunter.pipeline import Components, Fetched, Pipeline
 from formhunter.scorers.simple import BreadthFirstScorer
 from formhunter.stats import CrawlStats
 from formhunter.strategies import Strategy
-from formhunter.urls import host_of, site_of
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "context"
 CAR_PAGE = (FIXTURES / "car.html").read_bytes()
@@ -56,7 +56,7 @@ class _Recorder:
 
 def _fetched(pipe: Pipeline, pages: list[tuple[str, bytes]]) -> list[Fetched]:
     for url, _ in pages:
-        pipe.frontier.add_seed(url, site_of(url), host_of(url))
+        add_seeds(pipe.frontier, [url])
     taken = {}
     for _ in pages:
         e = pipe.frontier.next(0.0)
@@ -74,7 +74,7 @@ def test_a_sites_later_pages_make_its_box_relevant(tmp_path: Path) -> None:
     settings = dataclasses.replace(settings, fetch=dataclasses.replace(
         settings.fetch, per_host_connections=8))  # several pages of one host in one batch
     pipe = Pipeline.open(settings, strategy, cat, run_id, resumed=False, seeds=[],
-                         stats=CrawlStats(), commit=cat.commit)  # fmt: skip
+                         stats=CrawlStats())
     learner = _Recorder()
     pipe.components = Components(_TitlePages(), FormCritic("auto"), BreadthFirstScorer(),
                                  [("recorder", learner)])  # fmt: skip

@@ -17,6 +17,7 @@ from formhunter.frontier import (
     FrontierStore,
     Levels,
     SiteBudget,
+    add_seeds,
     insert_queued,
     trap,
 )
@@ -76,16 +77,16 @@ def _rec(i: int, site: str = "s.example", depth: int = 1) -> LinkRecord:
 
 def test_new_links_wait_in_store_until_memory_runs_dry(tmp_path: Path) -> None:
     cat, store = _store(tmp_path)
-    fr = Frontier(store, FrontierSettings(refill_per_level=2), n_levels=3, commit=cat.commit)
-    assert fr.add_seed("http://www.s.example/", "s.example", "www.s.example")
-    assert not fr.add_seed("http://www.s.example/", "s.example", "www.s.example")
+    fr = Frontier(store, FrontierSettings(refill_per_level=2), n_levels=3)
+    assert add_seeds(fr, ["http://www.s.example/", "http://www.s.example/"]) == 0
+    assert len(fr) == 1  # known seeds are not added again
     seed = fr.next(0.0)
     assert seed is not None and seed.level == 0 and fr.refills == 1
     recs = [_rec(i) for i in range(5)]
     lv = np.array([1, 0, 1, 0, 0])
     fr.add_scored(recs, ["www.s.example"] * 5, lv, np.array([0.1, 0.2, 0.3, 0.4, 0.5]))
     fr.done(seed, "fetched")
-    assert store.count() == 1  # not committed yet: the refill commits
+    assert store.count() == 1  # not written yet: the refill writes them (no commit)
     got = []
     while (e := fr.next(0.0)) is not None:
         got.append(e.url.rsplit("/", 1)[1])
@@ -94,17 +95,17 @@ def test_new_links_wait_in_store_until_memory_runs_dry(tmp_path: Path) -> None:
     assert got == ["p4", "p3", "p2", "p0", "p1"]
     cat.commit()
     assert store.states() == {"fetched": 6}
-    assert fr.exhausted
+    assert fr.dry and not store.n_reserve
     cat.close()
 
 
 def test_store_survives_reopen(tmp_path: Path) -> None:
     cat, store = _store(tmp_path)
-    fr = Frontier(store, FrontierSettings(), n_levels=2, commit=cat.commit)
+    fr = Frontier(store, FrontierSettings(), n_levels=2)
     fr.add_scored([_rec(i) for i in range(10)], [f"h{i}" for i in range(10)], np.zeros(10),
                   np.arange(10.0))  # fmt: skip
     e = fr.next(0.0)
-    assert e is not None and e.url.endswith("/p9")  # refill committed the 10 links
+    assert e is not None and e.url.endswith("/p9")  # the refill wrote the 10 links
     fr.done(e, "fetched")
     e2 = fr.next(0.0)  # in flight when we "crash": stays queued
     assert e2 is not None
@@ -113,7 +114,7 @@ def test_store_survives_reopen(tmp_path: Path) -> None:
     cat = Catalogue(tmp_path / "c.duckdb")
     store = FrontierStore(cat.con, 1)
     assert len(store.seen) == 10 and store.next_lid == 11 and store.n_unloaded == 9
-    fr = Frontier(store, FrontierSettings(), n_levels=2, commit=cat.commit)
+    fr = Frontier(store, FrontierSettings(), n_levels=2)
     again = fr.next(0.0)
     assert again is not None and again.url == e2.url
     cat.close()
@@ -192,8 +193,7 @@ class _ByDigitsFrame(_ByDigits):
 
 def test_rerank_100k_links(tmp_path: Path) -> None:
     cat, store = _store(tmp_path)
-    fr = Frontier(store, FrontierSettings(refill_per_level=3, rerank_batch=30_000), n_levels=2,
-                  commit=cat.commit)  # fmt: skip
+    fr = Frontier(store, FrontierSettings(refill_per_level=3, rerank_batch=30_000), n_levels=2)
     n = 100_000
     recs = [_rec(i) for i in range(n)]
     fr.add_scored(recs, [f"h{i}" for i in range(n)], np.zeros(n), np.zeros(n))
@@ -223,7 +223,7 @@ def test_refill_when_only_waiting_hosts_are_left_is_throttled(tmp_path: Path) ->
     cat, store = _store(tmp_path)
     waits = {"slow": 10.0}
     fs = FrontierSettings(refill_per_level=2, refill_interval=1.0)
-    fr = Frontier(store, fs, n_levels=1, commit=cat.commit,
+    fr = Frontier(store, fs, n_levels=1,
                   ready_in=lambda url: waits.get(url.split("/")[2], 0.0))  # fmt: skip
     recs = [LinkRecord(f"http://slow/{i}", "slow", 1) for i in range(2)]
     recs += [LinkRecord(f"http://h{i}/", f"h{i}", 1) for i in range(4)]

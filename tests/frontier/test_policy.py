@@ -36,9 +36,9 @@ def _policy(tmp_path: Path, strategy: str = "ache", **stopping: int
                           seeds=[], resume=False)
     store = FrontierStore(cat.con, run)
     cat.add_flusher(store.flush)
-    fr = Frontier(store, settings.frontier, n_levels=2, commit=cat.commit)
+    fr = Frontier(store, settings.frontier, n_levels=2)
     scorer = _Flat()
-    policy = CrawlPolicy(settings, get_strategy(strategy), frontier=fr,
+    policy = CrawlPolicy(settings, get_strategy(strategy), frontier=fr, store=store,
                          budget=SiteBudget(settings.stopping), stats=CrawlStats(),
                          scorer=lambda: scorer)  # fmt: skip
     return policy, fr, cat
@@ -53,8 +53,8 @@ def _add(fr: Frontier, urls: list[str], state: str = "queued") -> None:
 def test_follow_rules_of_the_ffc() -> None:
     """ache follows seeds and on-topic pages; off-topic pages' links go to the reserve."""
     s = Settings()
-    rules = Rules.build(s, get_strategy("ache"), None, SiteBudget(s.stopping))  # type: ignore[arg-type]
-    policy = CrawlPolicy(s, get_strategy("ache"), frontier=None,  # type: ignore[arg-type]
+    rules = Rules.build(s, get_strategy("ache"), SiteBudget(s.stopping))
+    policy = CrawlPolicy(s, get_strategy("ache"), frontier=None, store=None,  # type: ignore[arg-type]
                          budget=SiteBudget(s.stopping), stats=CrawlStats(),
                          scorer=_Flat, rules=rules)  # fmt: skip
     assert policy.follow(0, False, 5) is Follow.QUEUE  # a seed
@@ -62,7 +62,7 @@ def test_follow_rules_of_the_ffc() -> None:
     assert policy.follow(2, False, 5) is Follow.RESERVE
     assert (policy.stats.links_not_followed, policy.stats.links_reserved) == (5, 5)
     off = dataclasses.replace(s, frontier=dataclasses.replace(s.frontier, reserve=False))
-    drop = CrawlPolicy(off, get_strategy("ache"), frontier=None,  # type: ignore[arg-type]
+    drop = CrawlPolicy(off, get_strategy("ache"), frontier=None, store=None,  # type: ignore[arg-type]
                        budget=SiteBudget(s.stopping), stats=CrawlStats(), scorer=_Flat)
     assert drop.follow(2, False, 3) is Follow.DROP
     assert drop.end_reason() == "not-followed"
@@ -93,7 +93,8 @@ def test_dry_rules_extend_sites_then_open_the_reserve(tmp_path: Path) -> None:
     assert e is not None and e.site == "a.example"
     fr.done(e, "fetched")
     policy.page("a.example", 0, 0)  # a.example closes at its page limit
-    fr.add_skipped(LinkRecord("http://a.example/3", "a.example", 1), "a.example", "site-pages")
+    skipped = LinkRecord("http://a.example/3", "a.example", 1)
+    fr.store.add_skipped(skipped, "a.example", "site-pages")
     seen = []
     while (e := policy.next_link(0.0)) is not None:
         seen.append(e.url)
@@ -102,7 +103,7 @@ def test_dry_rules_extend_sites_then_open_the_reserve(tmp_path: Path) -> None:
     st = policy.stats
     assert st.skipped["site-pages"] >= 1 and st.sites_extended >= 1 and st.reserve_opened == 1
     assert sorted(seen) == ["http://a.example/2", "http://a.example/3", "http://b.example/r"]
-    assert fr.exhausted and policy.end_reason() == "site-limits"
+    assert policy.exhausted() and policy.end_reason() == "site-limits"
     cat.close()
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from formhunter.config import TresSettings
 from formhunter.exceptions import ConfigError, ModelError
-from formhunter.frontier import Entry
+from formhunter.frontier import Entry, add_seeds
 from formhunter.interfaces import LinkRecord
 from formhunter.model import Link, Page, Verdict
 from formhunter.tres import (
@@ -91,7 +91,7 @@ def _page(url: str, n_links: int, text: str) -> Page:
 
 def _crawl(tres: Tres, pages: int) -> None:
     fr = tres.frontier
-    fr.add_seed("http://a.example/", "a.example", "a.example")
+    add_seeds(fr, ["http://a.example/"])
     for k in range(pages):
         e = fr.next(0.0)
         assert e is not None
@@ -156,7 +156,7 @@ def test_expansion_is_off_by_default() -> None:
 
 def test_failed_page_earns_nothing() -> None:
     tres = Tres("book", ["book"])
-    tres.frontier.add_seed("http://a.example/", "a.example", "a.example")
+    add_seeds(tres.frontier, ["http://a.example/"])
     e = tres.frontier.next(0.0)
     assert isinstance(e, Entry)
     assert tres.observe(e, None, 0.0, False, []) == 0.0 and tres.agent.steps == 1

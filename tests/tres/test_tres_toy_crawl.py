@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from formhunter.config import TresSettings
+from formhunter.frontier import add_seeds
 from formhunter.interfaces import LinkRecord
 from formhunter.model import Link, Page, Verdict
 from formhunter.tres import Tres
@@ -42,7 +43,7 @@ def _crawl(mode: str, steps: int = 600, seed: int = 0) -> float:
         tres.frontier.chooser = tres.frontier._random_choice
     fr = tres.frontier
     for p in range(5):
-        fr.add_seed(f"http://w{p}.example/{p}", f"w{p}.example", f"w{p}.example")
+        add_seeds(fr, [f"http://w{p}.example/{p}"])
     hits = 0
     for _ in range(steps):
         if mode == "random":  # one leaf whatever was learnt: a uniform draw from the frontier

@@ -9,7 +9,7 @@ import numpy as np
 
 from formhunter.catalogue import Catalogue
 from formhunter.config import TresSettings
-from formhunter.frontier import FrontierStore
+from formhunter.frontier import FrontierStore, add_seeds
 from formhunter.interfaces import LinkRecord
 from formhunter.tres.tree_frontier import TreeFrontier, TreeRouter
 
@@ -112,15 +112,15 @@ def test_politeness_busy_and_waiting_hosts_are_not_taken() -> None:
 
 def test_seeds_and_seen_links_and_exhaustion() -> None:
     fr = TreeFrontier(_featurize, D)
-    assert fr.add_seed("http://s.example/", "s.example", "s.example")
-    assert not fr.add_seed("http://s.example/", "s.example", "s.example")
+    assert add_seeds(fr, ["http://s.example/"]) == 0 and len(fr) == 1
+    assert add_seeds(fr, ["http://s.example/"]) == 0 and len(fr) == 1  # known
     e = fr.next(0.0)
     assert e is not None and e.depth == 0 and fr.features_of(e.lid) is not None
-    assert not fr.exhausted  # in flight
+    assert not fr.dry  # in flight
     fr.add_scored([LinkRecord("http://s.example/", "s.example", 1)], ["s.example"])
     assert len(fr) == 0  # already seen
     fr.done(e, "fetched")
-    assert fr.exhausted
+    assert fr.dry
 
 
 def test_with_the_persistent_store_and_resume(tmp_path: Path) -> None:
@@ -131,7 +131,7 @@ def test_with_the_persistent_store_and_resume(tmp_path: Path) -> None:
     fr = TreeFrontier(_featurize, D, store=store)
     recs, hosts = _recs(30, hosts=30)
     assert fr.add_scored(recs, hosts) == 30
-    fr.add_skipped(LinkRecord("http://trap.example/t/1", "trap.example", 40), "trap.example",
+    store.add_skipped(LinkRecord("http://trap.example/t/1", "trap.example", 40), "trap.example",
                    "depth")  # fmt: skip
     e = fr.next(0.0)
     assert e is not None
@@ -143,5 +143,5 @@ def test_with_the_persistent_store_and_resume(tmp_path: Path) -> None:
     store = FrontierStore(cat.con, run)
     fr2 = TreeFrontier(_featurize, D, store=store)
     assert fr2.restore() == 29 and len(fr2) == 29
-    assert fr2.seen(e.url) and fr2.seen("http://trap.example/t/1")
+    assert e.url in store.seen and "http://trap.example/t/1" in store.seen
     cat.close()
