@@ -291,7 +291,7 @@ def save_page_classifier(
     metrics: dict[str, Any],
     root: Path | str | None = None,
 ) -> Path:
-    """Write the model directory (model.joblib + manifest.json, classifiers.persist)."""
+    """Write the model directory (model.npz + manifest.json, classifiers.persist)."""
     from classifiers.datasets import data_hash
     from classifiers.persist import save_model
 

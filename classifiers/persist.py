@@ -1,4 +1,4 @@
-"""Model directories: ``model.joblib`` plus ``manifest.json``, kept and named.
+"""Model directories: ``model.npz`` plus ``manifest.json``, kept and named.
 
 Trained models are kept, never replaced: ``keep_model`` moves a model just written
 to ``<root>/<kind>/<name>``, its name the time it was made and its training data's
@@ -12,8 +12,11 @@ the training data hash, the parameters and the cross-validated metrics.
 ``load_model`` refuses a model whose manifest is missing or whose libraries are
 incompatible with the installed ones (scikit-learn major.minor, numpy major,
 Python major.minor must match), with a ``ModelError`` that says which command
-rebuilds it. joblib files are pickles and can run code when loaded: load only
-models you made (the defaults in data/models/ are built by this project).
+rebuilds it. The model file is in ``classifiers.safe_format`` (arrays and JSON,
+read without pickle): loading a model directory from anyone runs no code of
+theirs; a type outside the format's allowlist is refused. A directory holding an
+old pickled ``model.joblib`` is refused with the command that retrains it
+(``scripts/convert_pickled_models.py`` converts models you made yourself).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import os
 import platform
 import re
 import time
+from collections.abc import Iterable
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -35,6 +39,7 @@ __all__ = [
     "DEFAULT_MODELS",
     "MANIFEST",
     "MODEL_FILE",
+    "OLD_MODEL_FILE",
     "SHIPPED",
     "USER_MODELS_ENV",
     "compatible",
@@ -57,7 +62,9 @@ DEFAULT_MODELS = Path(__file__).resolve().parents[1] / "data" / "models"
 #: environment variable naming the user model directory
 USER_MODELS_ENV = "FORMHUNTER_MODELS"
 MANIFEST = "manifest.json"
-MODEL_FILE = "model.joblib"
+MODEL_FILE = "model.npz"
+#: the pickled model file of older versions, refused (``load_model``)
+OLD_MODEL_FILE = "model.joblib"
 _LIBS = ("scikit-learn", "numpy", "scipy", "joblib", "nltk", "lxml")
 #: how many leading version components must agree
 _MUST_MATCH = {"python": 2, "scikit-learn": 2, "numpy": 1, "scipy": 1}
@@ -233,13 +240,23 @@ def save_model(
     params: dict[str, Any],
     metrics: dict[str, Any],
     extra: dict[str, Any] | None = None,
+    trusted: Iterable[str] = (),
 ) -> Path:
-    """Write ``model.joblib`` and ``manifest.json`` into ``directory`` (created)."""
-    import joblib
+    """Write ``model.npz`` (``classifiers.safe_format``) and ``manifest.json`` into
+    ``directory`` (created); an old ``model.joblib`` there is removed. ModelError when
+    the model holds a type outside the format's allowlist (and ``trusted``)."""
+    from classifiers import safe_format
 
     d = Path(directory)
+    try:
+        data = safe_format.dumps(model, trusted=trusted)
+    except safe_format.UnsafeFormatError as exc:
+        raise ModelError(f"cannot save the {kind} model: {exc}") from None
     d.mkdir(parents=True, exist_ok=True)
-    joblib.dump(model, d / MODEL_FILE, compress=3)
+    tmp = d / (MODEL_FILE + ".tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, d / MODEL_FILE)
+    (d / OLD_MODEL_FILE).unlink(missing_ok=True)
     manifest = {
         "kind": kind,
         "estimator": f"{type(model).__module__}.{type(model).__qualname__}",
@@ -247,6 +264,8 @@ def save_model(
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "versions": library_versions(),
         "data_hash": data_hash,
+        "format": f"{safe_format.FORMAT}-{safe_format.VERSION}",
+        "model_sha256": hashlib.sha256(data).hexdigest(),
         "params": params,
         "metrics": metrics,
         **(extra or {}),
@@ -279,12 +298,15 @@ def read_manifest(directory: Path | str) -> dict[str, Any]:
     return data
 
 
-def load_model(directory: Path | str, kind: str) -> tuple[Any, dict[str, Any]]:
+def load_model(directory: Path | str, kind: str,
+               trusted: Iterable[str] = ()) -> tuple[Any, dict[str, Any]]:  # fmt: skip
     """Load (model, manifest) from a model directory made by ``save_model``.
 
-    ModelError when the directory holds no model of ``kind`` or the model was
-    made with incompatible library versions; the message names the command that
-    rebuilds it.
+    ModelError when the directory holds no model of ``kind``, the model was made
+    with incompatible library versions, or its file is not in the safe format or
+    names a type outside its allowlist (a pickled ``model.joblib`` is never read);
+    the message names the command that rebuilds it. ``trusted``: types beyond the
+    safe format's allowlist that this kind of model holds (as given to ``save_model``).
     """
     d = Path(directory)
     hint = _TRAIN_HINT.get(kind, "formhunter train " + kind + " --out {dir}").format(dir=d)
@@ -297,14 +319,21 @@ def load_model(directory: Path | str, kind: str) -> tuple[Any, dict[str, Any]]:
             f"the {kind} model in {d} was made with incompatible libraries: "
             f"{'; '.join(problems)}. Retrain it: {hint}"
         )
-    import joblib
+    from classifiers import safe_format
 
+    path = d / MODEL_FILE
+    if not path.is_file():
+        if (d / OLD_MODEL_FILE).exists():
+            raise ModelError(
+                f"{d} holds a pickled model ({OLD_MODEL_FILE}), which could run code when "
+                f"loaded; formhunter loads only its safe format ({MODEL_FILE}). Retrain it: "
+                f"{hint} (or, for a model you made yourself: python "
+                f"scripts/convert_pickled_models.py {d})")
+        raise ModelError(f"{path} is missing; retrain: {hint}")
     try:
-        model = joblib.load(d / MODEL_FILE)
-    except FileNotFoundError:
-        raise ModelError(f"{d / MODEL_FILE} is missing; retrain: {hint}") from None
-    except Exception as exc:  # unpickling fails in many ways
-        raise ModelError(f"cannot load {d / MODEL_FILE} ({exc}); retrain: {hint}") from None
+        model = safe_format.loads(path.read_bytes(), trusted=trusted)
+    except (OSError, safe_format.UnsafeFormatError) as exc:
+        raise ModelError(f"cannot load {path} ({exc}); retrain: {hint}") from None
     return model, manifest
 
 

@@ -52,6 +52,9 @@ _ZIP_MAGIC = b"PK\x03\x04"
 TRUSTED: frozenset[str] = frozenset({
     # formhunter's estimators and their parts
     "classifiers.apprentice.Apprentice",
+    "classifiers.context.ContextBundle",
+    "classifiers.context.DomainContextModel",
+    "classifiers.context.PageTopics",
     "classifiers.domain.DomainFormClassifier",
     "classifiers.form_features.FormStructure",
     "classifiers.form_features.FormText",

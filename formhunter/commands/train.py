@@ -321,7 +321,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="the searchable-form classifier (formasaurus forms plus the packs' forms)",
         description="Train the searchable-form classifier on data/formasaurus/forms.jsonl.gz "
         "and the domain packs' forms, with GroupKFold-by-site cross-validation scored on "
-        "the formasaurus forms; writes model.joblib + manifest.json.",
+        "the formasaurus forms; writes model.npz + manifest.json.",
     )
     s.add_argument("--out", help="model directory (default: kept as <models>/searchable/<name>)")
     s.add_argument("--data", help="forms.jsonl.gz to train on (default: data/formasaurus/)")
@@ -398,7 +398,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Build the FFC's offline link classifier for --domain: crawl backwards "
         "from pages with known relevant forms over a link graph (level i = i links from a "
         "form page), sample background links, run automatic feature selection and fit the "
-        "multi-level naive Bayes; writes model.joblib, manifest.json and paths.parquet "
+        "multi-level naive Bayes; writes model.npz, manifest.json and paths.parquet "
         "(the training paths ache-offline-online starts from). Link graph: an earlier "
         "crawl's catalogue (--from-catalogue), a simulated web (--from-simweb: use another "
         "--seed than the web you benchmark on), or links/forms tables (--from-files).",

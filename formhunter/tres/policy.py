@@ -1,12 +1,12 @@
 """A TRES policy that lasts: Q-network + Tree-Frontier tree + keywords, with a manifest.
 
 ``save_policy`` writes a model directory through ``classifiers.persist`` (kind
-"tres": ``model.joblib`` + ``manifest.json`` with library versions, the
-parameters, a hash of the replay data it learnt from and the crawl's figures)
-plus ``keywords.json`` (readable: the initial keywords and those the crawl
-added). ``load_policy`` reads it back and refuses a policy whose feature layout
-differs from this version's (``ModelError`` saying to run a fresh crawl). As
-with every joblib model, load only policies you made.
+"tres": ``model.npz``, in ``classifiers.safe_format``, + ``manifest.json`` with
+library versions, the parameters, a hash of the replay data it learnt from and the
+crawl's figures) plus ``keywords.json`` (readable: the initial keywords and those
+the crawl added). ``load_policy`` reads it back and refuses a policy whose feature layout
+differs from this version's (``ModelError`` saying to run a fresh crawl). Like
+every model file, a policy loads without running code of its own.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def save_policy(policy: TresPolicy, directory: str | Path, *, data_hash: str,
     from classifiers.persist import save_model
 
     d = save_model(policy, directory, kind=KIND, data_hash=data_hash, params=params,
-                   metrics=metrics, extra={"domain": policy.domain,
+                   trusted=POLICY_TYPES, metrics=metrics, extra={"domain": policy.domain,
                                            "features": list(policy.features)})  # fmt: skip
     (d / "keywords.json").write_text(json.dumps(
         {"keywords": policy.keywords, "added": policy.added_keywords}, indent=2) + "\n",
@@ -70,7 +70,7 @@ def load_policy(directory: str | Path) -> tuple[TresPolicy, dict[str, Any]]:
     """(policy, manifest) from ``save_policy``'s directory; ModelError if unusable."""
     from classifiers.persist import load_model
 
-    policy, manifest = load_model(directory, KIND)
+    policy, manifest = load_model(directory, KIND, trusted=POLICY_TYPES)
     if not isinstance(policy, TresPolicy):
         raise ModelError(f"{directory} does not hold a TRES policy")
     if tuple(policy.features) != FEATURES:

@@ -301,12 +301,12 @@ async def label_view(request: web.Request) -> web.StreamResponse:
 
 def suggestions(cfg: WebSettings, con: Any) -> tuple[list[dict[str, Any]], str]:
     """The forms the domain model is least sure of, or ([], why not)."""
-    from classifiers.persist import load_model, model_path
+    from classifiers.persist import MODEL_FILE, load_model, model_path
     from formhunter.trainers.labels import least_sure, unlabelled_forms
 
     try:
         directory = model_path("domain", cfg.models_dir, cfg.model)
-        key = f"{directory}:{(directory / 'model.joblib').stat().st_mtime_ns}"
+        key = f"{directory}:{(directory / MODEL_FILE).stat().st_mtime_ns}"
         if cfg.model_cache.get("key") != key:
             cfg.model_cache.update(key=key, model=load_model(directory, "domain")[0])
     except (FormhunterError, OSError) as exc:

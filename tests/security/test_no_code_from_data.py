@@ -1,6 +1,6 @@
-"""A catalogue is data, not code (issue 29): a crafted learner state that tries to run
-code is refused, and nothing runs; the learner relearns. (Model directories are still
-joblib pickles: load only models you made or that formhunter shipped.)"""
+"""A catalogue and a model directory are data, not code (issue 29): a crafted learner
+state or model file that tries to run code is refused, and nothing runs; the learner
+relearns, the model is refused with the command that rebuilds it."""
 
 from __future__ import annotations
 
@@ -21,6 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from classifiers import safe_format
+from classifiers.exceptions import ModelError
+from classifiers.persist import DEFAULT_MODELS, MANIFEST, load_model, save_model
 from formhunter.catalogue import Catalogue
 from formhunter.engine import Engine
 from formhunter.exceptions import StateFormatError
@@ -83,6 +85,77 @@ def test_crafted_archives_are_refused_and_run_nothing(tmp_path: Path) -> None:
         with pytest.raises(safe_format.UnsafeFormatError):
             safe_format.loads(data)
         assert not marker.exists()
+
+
+def test_saving_a_type_outside_the_allowlist_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match="allowlist"):
+        save_model(_Evil(tmp_path / "ran"), tmp_path / "m", kind="searchable", data_hash="x",
+                   params={}, metrics={})  # fmt: skip
+    assert not (tmp_path / "ran").exists() and not (tmp_path / "m" / "model.npz").exists()
+
+
+def _crafted_model_dir(root: Path, how: str, marker: Path, k: int = 0) -> Path:
+    """A searchable-model directory with the shipped manifest and a hostile model file:
+    an old-style pickled ``model.joblib``, or a ``model.npz`` that names code."""
+    d = root / f"{how}{k}" / "searchable"
+    d.mkdir(parents=True)
+    (d / MANIFEST).write_text((DEFAULT_MODELS / "searchable" / MANIFEST).read_text())
+    if how == "pickle":
+        (d / "model.joblib").write_bytes(pickle.dumps(_Evil(marker)))
+    else:
+        (d / "model.npz").write_bytes(_crafted(marker)[k])
+    return d
+
+
+@pytest.mark.parametrize(("how", "k"), [("pickle", 0), *(("crafted", k) for k in range(5))])
+def test_a_crafted_model_directory_is_refused_and_runs_nothing(tmp_path: Path, how: str,
+                                                               k: int) -> None:  # fmt: skip
+    marker = tmp_path / "ran"
+    d = _crafted_model_dir(tmp_path, how, marker, k)
+    with pytest.raises(ModelError) as err:
+        load_model(d, "searchable")
+    message = str(err.value)
+    assert "retrain" in message.lower() and "\n" not in message, message
+    assert ("pickled model" in message) if how == "pickle" else ("cannot load" in message)
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("how", ["pickle", "crafted"])
+def test_judge_with_a_crafted_model_directory_is_a_message_and_runs_nothing(
+    tmp_path: Path, how: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The command line: ``judge --models DIR`` with a hostile searchable model is one
+    error line (exit 1), no traceback, and the marker is never created."""
+    from formhunter.cli import main
+
+    marker = tmp_path / "ran"
+    d = _crafted_model_dir(tmp_path, how, marker)
+    page = tmp_path / "p.html"
+    page.write_text("<form action=/s><input name=q type=text><input type=submit></form>")
+    code = main(["judge", str(page), "--models", str(d.parent)])
+    err = capsys.readouterr().err
+    assert code == 1 and "Traceback" not in err and str(d) in err, err
+    assert not marker.exists()
+
+
+def test_every_shipped_model_loads_from_the_safe_format() -> None:
+    """Every model under data/models is a ``model.npz`` (no pickle left) with the
+    format and the file's sha256 in its manifest, beside its metrics."""
+    import hashlib
+
+    from formhunter.tres.policy import POLICY_TYPES
+
+    dirs = sorted(p.parent for p in DEFAULT_MODELS.rglob(MANIFEST))
+    assert len(dirs) >= 19 and not list(DEFAULT_MODELS.rglob("model.joblib"))
+    for d in dirs:
+        manifest = json.loads((d / MANIFEST).read_text())
+        assert manifest["format"] == f"{safe_format.FORMAT}-{safe_format.VERSION}", d
+        data = (d / "model.npz").read_bytes()
+        assert manifest["model_sha256"] == hashlib.sha256(data).hexdigest(), d
+        assert "metrics" in manifest and "data_hash" in manifest and "versions" in manifest
+    for kind in ("searchable", "domain", "context"):
+        model, _ = load_model(DEFAULT_MODELS / kind, kind, trusted=POLICY_TYPES)
+        assert model is not None
 
 
 def test_a_pickle_is_never_unpickled(tmp_path: Path) -> None:
