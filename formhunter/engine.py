@@ -47,7 +47,7 @@ from formhunter.interfaces import Fetcher as FetcherProtocol
 from formhunter.model import Entry, Page
 from formhunter.parse_pool import ParsePool, TaskParser
 from formhunter.pipeline import NOT_FETCHED, Fetched, Pipeline
-from formhunter.runtime import gc_tuned, stop_on_signals
+from formhunter.runtime import gc_tuned, stop_at_once_on_signals, stop_on_signals
 from formhunter.stats import STAGES, CrawlResult, CrawlStats, Timer, charge, clock
 from formhunter.strategies import Strategy, get_strategy
 from formhunter.warc import WarcSink
@@ -163,15 +163,18 @@ class Engine:
                                 self.stats.faults["companion"] += 1
                                 log.error("a companion of the crawl failed: %r", outcome)
             finally:
-                for task in companions:
-                    task.cancel()
-                await asyncio.gather(*companions, return_exceptions=True)
-                if self.parse_pool is not None:
-                    await self.parse_pool.aclose()
-                    self.stats.worker_cpu = self.parse_pool.cpu_seconds
-                self._finish(reason)
-                if self.renderer is not None:
-                    await self.renderer.close()
+                # a signal while the crawl ends (learners saving, the last commit) is a
+                # stop too: it must not cut _finish short, which marks the run
+                with stop_at_once_on_signals(self.stop):
+                    for task in companions:
+                        task.cancel()
+                    await asyncio.gather(*companions, return_exceptions=True)
+                    if self.parse_pool is not None:
+                        await self.parse_pool.aclose()
+                        self.stats.worker_cpu = self.parse_pool.cpu_seconds
+                    reason = self._finish(reason)
+                    if self.renderer is not None:
+                        await self.renderer.close()
         return CrawlResult(self.run_id, reason, self.stats)
 
     async def _open_helpers(self) -> None:
@@ -418,16 +421,25 @@ class Engine:
             self.stats.errors["snapshot"] += 1
         self._last_snapshot = time.monotonic()
 
-    def _finish(self, reason: str) -> None:
+    def _finish(self, reason: str) -> str:
+        """Save the learners, mark the run and commit; returns the reason it ended with:
+        "interrupted" when a stop was asked meanwhile (the run row says so too)."""
+        killpoints.reached("finish")
         self.pipeline.finish()  # learners save what they learnt (a failure is a fault)
-        status = "interrupted" if reason == "interrupted" else "finished"
-        self.catalogue.update_run(self.run_id, status=status, end_reason=reason,
-                                  finished_at=utc_now())  # fmt: skip
-        self.commit()
+        while True:
+            if self._stop_reason == "interrupted":
+                reason = "interrupted"
+            status = "interrupted" if reason == "interrupted" else "finished"
+            self.catalogue.update_run(self.run_id, status=status, end_reason=reason,
+                                      finished_at=utc_now())  # fmt: skip
+            self.commit()
+            if status == "interrupted" or self._stop_reason != "interrupted":
+                break  # else a stop came during the commit: mark the run interrupted
         if self.settings.crawl.snapshot_every_seconds:  # the file itself is readable now
             snapshot_path(self.catalogue.path).unlink(missing_ok=True)
         self.stats.ended = (time.monotonic(), time.process_time())
         self._emit("end")
+        return reason
 
     def _emit(self, event: str) -> None:
         for listener in self.listeners:

@@ -4,7 +4,8 @@ stop) the N-th time (default 1) the crawl reaches ``POINT``.
 
 Points: ``start-up`` (the run row is committed, its seeds not yet), ``mid-batch``
 (a page of a batch recorded, the rest not), ``learn`` (a learner observed a page),
-``commit`` (every row of a commit point written, the transaction not committed).
+``commit`` (every row of a commit point written, the transaction not committed),
+``finish`` (the crawl's loop ended; the learners not saved, the run not yet marked).
 Unset (the normal case) it costs one comparison per call.
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 import os
 import signal
 
-POINTS = frozenset({"start-up", "mid-batch", "learn", "commit"})
+POINTS = frozenset({"start-up", "mid-batch", "learn", "commit", "finish"})
 
 
 SIGNALS = {"KILL": signal.SIGKILL, "TERM": signal.SIGTERM, "INT": signal.SIGINT,

@@ -1,6 +1,7 @@
 """Process settings: collector tuning for the crawl loop (``Engine.run``), and the
 clean stop on SIGINT, SIGTERM and SIGHUP (``interrupt_on_signals`` for the whole
-process, ``stop_on_signals`` inside the crawl loop)."""
+process, ``stop_on_signals`` inside the crawl loop, ``stop_at_once_on_signals`` while
+the crawl ends)."""
 
 from __future__ import annotations
 
@@ -69,3 +70,20 @@ def stop_on_signals(stop: Callable[[str], None]) -> Iterator[None]:
             loop.remove_signal_handler(sig)
             if before is not None:
                 signal.signal(sig, before)
+
+
+@contextlib.contextmanager
+def stop_at_once_on_signals(stop: Callable[[str], None]) -> Iterator[None]:
+    """SIGINT/SIGTERM/SIGHUP call ``stop("interrupted")`` from a plain signal handler,
+    so that a synchronous step (the end of a crawl: learners saving, the last commit)
+    sees it at once and is never cut short. Main thread only (else nothing is
+    installed); on leaving, each signal gets back the handler it had before."""
+    installed: list[tuple[signal.Signals, Any]] = []
+    for sig in STOP_SIGNALS:
+        with contextlib.suppress(ValueError, OSError):  # not the main thread
+            installed.append((sig, signal.signal(sig, lambda *_: stop("interrupted"))))
+    try:
+        yield
+    finally:
+        for sig, before in installed:
+            signal.signal(sig, before if before is not None else signal.SIG_DFL)

@@ -95,6 +95,7 @@ def test_kill_at_a_named_point_then_resume(proxy: ProxyHandle, tmp_path: Path, s
     pytest.param("start-up:1:HUP", marks=pytest.mark.slow),
     pytest.param("commit:2:TERM", marks=pytest.mark.slow),
     pytest.param("mid-batch:10:INT", marks=pytest.mark.slow),
+    "finish:1:HUP",  # the loop over, the learners saving: found by scripts/kill_soak.py
 ])  # fmt: skip
 def test_a_signal_at_any_moment_is_a_clean_stop(proxy: ProxyHandle, tmp_path: Path,
                                                 point: str) -> None:  # fmt: skip
