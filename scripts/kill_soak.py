@@ -37,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from kill_helpers import check_catalogue
 
 from formhunter.catalogue import Catalogue
+from formhunter.exceptions import CatalogueError
 from formhunter.simweb.server import running_proxy
 
 #: process titles of the cluster's actors (``ray::<class>``)
@@ -79,18 +80,36 @@ def _actor_pids(driver: int, actor: str) -> list[int]:
 
 
 def _kill_tree(pid: int, tree: dict[int, str]) -> None:
-    for p in [pid, *tree]:
+    """SIGKILL ``pid`` and ``tree``; returns once they are gone (at most 60 s)."""
+    pids = [pid, *tree]
+    for p in pids:
         with contextlib.suppress(ProcessLookupError):
             os.kill(p, signal.SIGKILL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and any(_alive(p) for p in pids):
+        time.sleep(0.2)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
 
 
 def _state(db: Path) -> tuple[str, int]:
     if not db.exists():  # a kill during start-up may come before the file
         return "no run yet", 0
-    with Catalogue(db, read_only=True) as cat:
-        run = cat.run()
-        pages = int(cat.con.execute("SELECT count(*) FROM pages").fetchall()[0][0])
-    return (run.status if run is not None else "no run yet"), pages
+    for _ in range(300):  # a dying writer may hold the file a moment longer
+        try:
+            with Catalogue(db, read_only=True) as cat:
+                run = cat.run()
+                pages = int(cat.con.execute("SELECT count(*) FROM pages").fetchall()[0][0])
+            return (run.status if run is not None else "no run yet"), pages
+        except CatalogueError:
+            time.sleep(0.2)
+    raise SystemExit(f"{db} stays locked after the kill")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -145,7 +164,17 @@ def main(argv: list[str] | None = None) -> int:
                 code, err, what = None, "", ""
             if code is None and target != "driver":
                 pids = _actor_pids(proc.pid, target)
-                if not pids:  # not started yet (or between restarts): the driver instead
+                deadline = time.monotonic() + 120
+                while not pids and proc.poll() is None and time.monotonic() < deadline:
+                    time.sleep(0.5)  # the cluster is starting (or restarting the actor)
+                    pids = _actor_pids(proc.pid, target)
+                if proc.poll() is not None:  # it ended meanwhile
+                    code = proc.returncode
+                    err = proc.stderr.read().decode() if proc.stderr else ""
+                    what = f"ended by itself (exit {code}) before the kill"
+                    if code != 0:
+                        problems.append(f"a run ended by itself with exit {code}: {err[-300:]}")
+                elif not pids:  # no such actor after 2 minutes: the driver instead
                     target = "driver"
                 else:
                     os.kill(rng.choice(pids), signal.SIGKILL)

@@ -358,19 +358,27 @@ class ClusterCrawl:
             if own:
                 stop_ray()
 
-    def _died(self, exc: RayError) -> FormhunterError:
-        """The one-line error of a crawl whose writer or learner actor died; the run is
-        marked interrupted (what was committed stays) so that --resume continues it."""
-        err = _user_error(exc, "an actor of the crawl died")
-        if isinstance(err, ClusterError) and self.run_id:
-            db = self.settings.crawl.db
-            with contextlib.suppress(FormhunterError, OSError), Catalogue(db) as cat:
-                cat.update_run(self.run_id, status="interrupted", end_reason="interrupted")
-                cat.commit()
-            err = ClusterError(f"{err}; what was committed is kept, continue with: "
-                               f"formhunter crawl --resume --db {db}")
+    def _died(self, exc: RayError, what: str = "an actor of the crawl died") -> FormhunterError:
+        """The one-line error of a crawl whose writer, learner or shards died: the run is
+        marked interrupted (what was committed stays) and the message says how to go on
+        (--resume when the catalogue holds the run, else the same command again)."""
+        err = _user_error(exc, what)
         log.debug("cluster crawl failed", exc_info=exc)
-        return err
+        if not isinstance(err, ClusterError):
+            return err
+        db = self.settings.crawl.db
+        run_id = self.run_id
+        with contextlib.suppress(FormhunterError, OSError), Catalogue(db) as cat:
+            if run_id:
+                cat.update_run(run_id, status="interrupted", end_reason="interrupted")
+                cat.commit()
+            else:  # it died while opening the run: is there one to resume?
+                run = cat.run()
+                run_id = run.run_id if run is not None else 0
+        if run_id:
+            return ClusterError(f"{err}; what was committed is kept, continue with: "
+                                f"formhunter crawl --resume --db {db}")
+        return ClusterError(f"{err}; nothing was written: run the same command again")
 
     def _run(self, n: int) -> CrawlResult:
         s = self.settings
@@ -385,7 +393,7 @@ class ClusterCrawl:
                     domain=s.crawl.domain, strategy=s.crawl.strategy, max_pages=s.crawl.max_pages,
                     config=s.to_dict(), seeds=self.seeds, resume=self.resume))
             except RayError as exc:
-                raise _user_error(exc, "the catalogue writer failed") from None
+                raise self._died(exc, "the catalogue writer failed") from None
             if counters is not None:
                 self.stats = CrawlStats.from_dict(counters)
                 self.stats.pages = committed  # the counters may be older (a killed driver)
@@ -403,8 +411,10 @@ class ClusterCrawl:
             try:
                 ray.get([h.ready.remote() for h in self.shards])  # set-up is not crawl time
             except RayError as exc:
-                raise _user_error(exc, "a shard could not start") from None
+                raise self._died(exc, "a shard could not start") from None
             reason = "interrupted"
+            # a signal while the crawl ends (learner saving, the writer's last commit)
+            # is a stop too: the end is not cut short and the run is marked
             with _stop_on_signals(self.stop):
                 self.stats.started = time.monotonic()
                 self.stats.cpu_started = time.process_time()
@@ -412,18 +422,20 @@ class ClusterCrawl:
                 start_pages = self.stats.pages
                 self._emit("start")
                 reason = self._loop(writer, learner)
-            status = "interrupted" if reason == "interrupted" else "finished"
-            if learner is not None:
-                ray.get(learner.finish.remote())
-            exact = ray.get(writer.run_stats.remote())  # a lost step's report is not lost here
-            st = self.stats
-            st.pages, st.forms = exact["pages"], exact["forms"]
-            st.searchable, st.relevant = exact["searchable_forms"], exact["relevant_forms"]
-            st.session_pages = st.pages - start_pages
-            self.stats.learning_iterations = self.learning_iterations
-            self.stats.ended = (time.monotonic(), time.process_time())
-            self.catalogue_stats = ray.get(writer.finish.remote(status, reason,
-                                                                **self._run_fields()))
+                if learner is not None:
+                    ray.get(learner.finish.remote())
+                exact = ray.get(writer.run_stats.remote())  # a lost step's report is kept here
+                st = self.stats
+                st.pages, st.forms = exact["pages"], exact["forms"]
+                st.searchable, st.relevant = exact["searchable_forms"], exact["relevant_forms"]
+                st.session_pages = st.pages - start_pages
+                self.stats.learning_iterations = self.learning_iterations
+                self.stats.ended = (time.monotonic(), time.process_time())
+                if self._stop == "interrupted":
+                    reason = "interrupted"
+                status = "interrupted" if reason == "interrupted" else "finished"
+                self.catalogue_stats = ray.get(writer.finish.remote(status, reason,
+                                                                    **self._run_fields()))
             self.writer_cost = ray.get(writer.cost.remote())
             self._emit("end")
             return CrawlResult(self.run_id, reason, self.stats)
