@@ -26,12 +26,19 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import scipy.sparse as sp
+from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.naive_bayes import MultinomialNB
 from sklearn.utils import murmurhash3_32
 from sklearn.utils.validation import check_is_fitted
 
 from classifiers.link_features import as_frame, numeric_column, string_column
+from classifiers.link_tokens import (
+    DOM_SPACE,
+    NO_OFFSET,
+    DomVocabulary,
+    TokenizedLinks,
+)
 
 _CLASSES = np.array([0, 1])
 #: Up to this many links, ``transform`` runs in Python (kernel set-up costs more).
@@ -185,3 +192,34 @@ class Apprentice(ClassifierMixin, BaseEstimator):
     def relevance(self, X: Any) -> np.ndarray:
         """Pr(target on topic) per link."""
         return self.predict_proba(X)[:, 1]
+
+    # -- links as token ids (classifiers.link_tokens)
+    def token_weights(self, dom: DomVocabulary) -> np.ndarray | None:
+        """Per ``term@d`` token of ``dom`` (by id), how much more likely it is under the
+        high bucket than the low one (log ratio; 0 for a token beyond ``d_max``); None
+        before the first batch (``relevance_tokens`` is then 0.5)."""
+        check_is_fitted(self, "nb_")
+        if not hasattr(self.nb_, "classes_"):
+            return None
+        hashes, offsets = dom.arrays()
+        flp = self.nb_.feature_log_prob_
+        out = (flp[1] - flp[0])[hashes % self.n_features]
+        out[(offsets != NO_OFFSET) & (np.abs(offsets) > self.d_max)] = 0.0
+        return np.asarray(out)
+
+    def relevance_tokens(self, links: TokenizedLinks, weights: np.ndarray | None) -> np.ndarray:
+        """``relevance`` of links given as token ids, with ``token_weights`` of their
+        vocabulary (equal to it up to float rounding)."""
+        if weights is None:
+            return np.full(links.n, 0.5)
+        prior = self.nb_.class_log_prior_
+        ratio = links.product(DOM_SPACE, weights) + (prior[1] - prior[0])
+        if self.parent_bins > 0 and self.parent_weight > 0:
+            bins = np.clip((np.nan_to_num(links.parent_score) * self.parent_bins)
+                           .astype(np.int64), 0, self.parent_bins - 1)  # fmt: skip
+            bin_cols = np.array(
+                [self._column_of(f"__parent_topic@{b}") for b in range(self.parent_bins)]
+            )
+            flp = self.nb_.feature_log_prob_
+            ratio += self.parent_weight * (flp[1] - flp[0])[bin_cols][bins]
+        return np.asarray(expit(ratio))

@@ -19,12 +19,21 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.naive_bayes import MultinomialNB
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
 from classifiers.link_features import LinkFeatureSelector, as_frame
+from classifiers.link_tokens import (
+    WORD_SPACES,
+    TokenizedLinks,
+    WordVocabulary,
+    class_probabilities,
+)
 
 
 class MultiLevelLinkClassifier(ClassifierMixin, BaseEstimator):
@@ -134,11 +143,46 @@ class MultiLevelLinkClassifier(ClassifierMixin, BaseEstimator):
         Xs = self.pipeline_.named_steps["features"].transform(X)
         nb = self.pipeline_.named_steps["nb"]
         proba = np.asarray(nb.predict_proba(Xs))
+        return self._levels(proba, np.asarray(Xs.getnnz(axis=1) == 0))
+
+    def token_weights(self, words: WordVocabulary) -> np.ndarray:
+        """Per word of ``words`` (by id), its log-likelihood under each class summed over
+        the selected features it counts for in each space, and how many it counts for:
+        shape (spaces, vocabulary, classes + 1). ``predict_level_tokens`` reads it."""
+        check_is_fitted(self, "pipeline_")
+        feats = self.pipeline_.named_steps["features"].features_
+        flp = self.pipeline_.named_steps["nb"].feature_log_prob_
+        stems = words.stems_array()
+        out = np.zeros((len(WORD_SPACES), len(stems), flp.shape[0] + 1))
+        offset = 0
+        for k, space in enumerate(WORD_SPACES):
+            tok, col = term_incidence(stems, feats[space], url=space == "url")
+            if len(tok):
+                inc = sp.csr_matrix((np.ones(len(tok)), (tok, col)),
+                                    shape=(len(stems), len(feats[space])))  # fmt: skip
+                out[k, :, :-1] = inc @ flp[:, offset : offset + len(feats[space])].T
+                out[k, :, -1] = np.bincount(tok, minlength=len(stems))
+            offset += len(feats[space])
+        return out
+
+    def predict_level_tokens(self, links: TokenizedLinks,
+                             weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+        """``predict_level`` of links given as token ids, with ``token_weights`` of
+        their vocabulary (equal to it up to float rounding)."""
+        check_is_fitted(self, "pipeline_")
+        nb = self.pipeline_.named_steps["nb"]
+        acc = np.zeros((links.n, weights.shape[2]))
+        for k, space in enumerate(WORD_SPACES):
+            acc += links.product(space, weights[k])
+        jll = acc[:, :-1] + nb.class_log_prior_
+        return self._levels(class_probabilities(jll), acc[:, -1] == 0)
+
+    def _levels(self, proba: np.ndarray, empty: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        nb = self.pipeline_.named_steps["nb"]
         best = np.argmax(proba, axis=1)
         classes = np.asarray(self.classes_, dtype=np.int64)
         levels = classes[best]
         scores = proba[np.arange(len(best)), best]
-        empty = np.asarray(Xs.getnnz(axis=1) == 0)
         last = len(classes) - 1
         if empty.any():
             levels[empty] = classes[last]
@@ -148,3 +192,24 @@ class MultiLevelLinkClassifier(ClassifierMixin, BaseEstimator):
             p_bg = np.where(empty, float(np.exp(nb.class_log_prior_[last])), proba[:, last])
             scores[bg] = 1.0 - p_bg[bg]
         return levels, scores
+
+
+def term_incidence(stems: pa.Array, feats: list[str], *, url: bool
+                   ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """(word id, feature column) pairs: a URL word counts for every feature its stem
+    contains, another word for the feature equal to its stem (``link_features._matcher``)."""
+    toks: list[np.ndarray] = []
+    cols: list[np.ndarray] = []
+    if url:
+        for j, term in enumerate(feats):
+            hit = np.flatnonzero(pc.match_substring(stems, term).to_numpy(zero_copy_only=False))
+            toks.append(hit)
+            cols.append(np.full(len(hit), j, np.int64))
+    elif feats:
+        idx = pc.index_in(stems, value_set=pa.array(feats, pa.string()))
+        found = np.flatnonzero(pc.is_valid(idx).to_numpy(zero_copy_only=False))
+        toks.append(found)
+        cols.append(pc.take(idx, pa.array(found)).to_numpy(zero_copy_only=False).astype(np.int64))
+    if not toks:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    return np.concatenate(toks).astype(np.int64), np.concatenate(cols)

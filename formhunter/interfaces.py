@@ -23,6 +23,7 @@ __all__ = ["CrawlFrontier", "Fetcher", "FormCritic", "Learner", "LinkRecord", "L
            "PageClassifier", "PageOutcome", "RecordScorer"]  # fmt: skip
 
 if TYPE_CHECKING:
+    from classifiers.link_tokens import TokenizedLinks
     from formhunter.fetch import Fetcher as HttpFetcher
     from formhunter.fetch import FetchResult
 
@@ -87,7 +88,19 @@ class LinkScorer(Protocol):
 
     def score_frame(self, frame: Any) -> tuple[np.ndarray, np.ndarray]:
         """``score`` on a pandas frame with the ``LinkRecord`` fields as columns
-        (``parent_url`` named ``parent``): how the frontier is re-ranked."""
+        (``parent_url`` named ``parent``): how the frontier is re-ranked when
+        ``token_spaces`` is None."""
+        ...
+
+    @property
+    def token_spaces(self) -> tuple[str, ...] | None:
+        """The token spaces (``classifiers.link_tokens.SPACES``) ``score_tokens`` reads, or
+        None when this scorer needs the links' text (re-ranks go through ``score_frame``)."""
+        ...
+
+    def score_tokens(self, links: TokenizedLinks) -> tuple[np.ndarray, np.ndarray]:
+        """``score`` on links stored as token ids (the frontier keeps them, so that a
+        re-rank does not tokenise again); equal to ``score_frame`` up to float rounding."""
         ...
 
 
@@ -96,6 +109,10 @@ class RecordScorer:
     ``LinkRecord`` of each row and calls it."""
 
     n_levels: int = 1
+    token_spaces: tuple[str, ...] | None = None
+
+    def score_tokens(self, links: TokenizedLinks) -> tuple[np.ndarray, np.ndarray]:
+        raise NotImplementedError("scores links from their text (token_spaces is None)")
 
     def score(self, links: Sequence[LinkRecord]) -> tuple[np.ndarray, np.ndarray]:
         raise NotImplementedError

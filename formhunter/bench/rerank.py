@@ -23,13 +23,15 @@ from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from classifiers.apprentice import Apprentice
 from classifiers.link_classifier import MultiLevelLinkClassifier
@@ -37,8 +39,11 @@ from classifiers.url_scorer import ConservativeURLScorer
 from formhunter.catalogue import Catalogue
 from formhunter.config import FrontierSettings
 from formhunter.frontier import Entry, Frontier, FrontierStore, insert_queued
-from formhunter.interfaces import LinkScorer
+from formhunter.interfaces import LinkRecord, LinkScorer
 from formhunter.learners import ApprenticeScorer, CFCScorer, LinkClassifierScorer
+
+if TYPE_CHECKING:
+    from classifiers.link_tokens import TokenizedLinks
 
 WORDS = """
 search flights hotel car rental book library catalog job career music album movie dvd
@@ -109,13 +114,34 @@ def training_paths(n_paths: int, n_levels: int, seed: int) -> tuple[pd.DataFrame
     return frame, levels
 
 
-def link_batches(n: int, batch: int) -> list[pa.Table]:
+def link_batches(n: int, batch: int) -> Iterator[pa.Table]:
     """``n`` distinct synthetic links as Arrow tables of ``batch`` rows (the last may be
-    shorter); each table's ``lid`` column counts from 0."""
-    out = []
+    shorter), made as they are taken; each table's ``lid`` column counts from 0."""
     for i, start in enumerate(range(0, n, batch)):
-        out.append(pa.Table.from_pandas(synthetic_frame(min(batch, n - start), seed=1000 + i)))
-    return out
+        yield pa.Table.from_pandas(synthetic_frame(min(batch, n - start), seed=1000 + i))
+
+
+def repeat_batches(pool: Sequence[pa.Table], n: int) -> Iterator[pa.Table]:
+    """``n`` links: the tables of ``pool``, then their text again (URL, anchor, around,
+    DOM terms) under distinct URLs (round k appends ``/k``, which adds no token), as
+    long as needed; building a synthetic link costs ~50 us, so 10M distinct ones would
+    take minutes."""
+    if not pool:
+        raise ValueError("an empty pool")
+    left, k = n, 0
+    while left > 0:
+        for table in pool:
+            if left <= 0:
+                break
+            t = table.slice(0, left)
+            if k:
+                col = t.column("url")
+                url = pc.binary_join_element_wise(col, pa.scalar(f"/{k}", col.type),
+                                                  pa.scalar("", col.type))  # fmt: skip
+                t = t.set_column(t.schema.get_field_index("url"), "url", url)
+            left -= t.num_rows
+            yield t
+        k += 1
 
 
 Retrain = Callable[[], LinkScorer]
@@ -193,7 +219,7 @@ def fill_frontier(path: Path, tables: Iterable[pa.Table], n: int) -> int:
 
 @dataclass(frozen=True)
 class StoreRerank:
-    """One learning iteration on a stored frontier (``store_rerank``)."""
+    """One learning iteration on a stored frontier (``StoredFrontier.iteration``)."""
 
     scorer: LinkScorer  # the retrained scorer
     links: int  # queued links re-scored
@@ -201,28 +227,98 @@ class StoreRerank:
     rerank_s: float  # Frontier.rerank: commit, read, score, UPDATE
     refill_s: float  # the first next(): commit, load the best links of each level
     first: Entry | None  # what that next() returned
+    peak_rss: int  # the process's peak resident bytes during the iteration (0: unknown)
+    rerank_cpu_s: float = 0.0  # CPU seconds of the re-rank, every thread (DuckDB's too)
 
     @property
     def total_s(self) -> float:
         return self.retrain_s + self.rerank_s + self.refill_s
 
 
-def store_rerank(path: Path, run_id: int, retrain: Retrain,
-                 settings: FrontierSettings | None = None) -> StoreRerank:  # fmt: skip
-    """Time one learning iteration of a crawl on run ``run_id``'s frontier in the
-    catalogue at ``path``: ``retrain()``, ``Frontier.rerank`` with the scorer it
-    returns, then the first ``next()``. Opening the store (reading the seen URLs,
-    done once when a crawl starts) is not timed. The catalogue is closed on return."""
-    fs = settings or FrontierSettings()
-    with Catalogue(path) as cat:
-        store = FrontierStore(cat.con, run_id)
-        cat.add_flusher(store.flush)
-        fr = Frontier(store, fs, n_levels=fs.levels + 1)
+class TextOnly:
+    """A scorer re-ranking through the links' text (``score_frame``), as before the
+    frontier kept token ids: the figures before and after on the same frontier."""
+
+    token_spaces: tuple[str, ...] | None = None
+
+    def __init__(self, scorer: LinkScorer) -> None:
+        self.scorer = scorer
+        self.n_levels = scorer.n_levels
+
+    def score(self, links: Sequence[LinkRecord]) -> tuple[np.ndarray, np.ndarray]:
+        return self.scorer.score(links)
+
+    def score_frame(self, frame: Any) -> tuple[np.ndarray, np.ndarray]:
+        return self.scorer.score_frame(frame)
+
+    def score_tokens(self, links: TokenizedLinks) -> tuple[np.ndarray, np.ndarray]:
+        raise NotImplementedError("re-ranks through the text")
+
+
+def reset_peak_rss() -> bool:
+    """Start measuring the peak resident memory anew (Linux); False if not possible."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        return False
+    return True
+
+
+def peak_rss() -> int:
+    """The process's peak resident bytes since start or ``reset_peak_rss`` (0 if unknown)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+class StoredFrontier:
+    """Run ``run_id``'s frontier in the catalogue at ``path``, opened as a crawl opens it
+    (reading the seen URLs is not timed), for several learning iterations in a row:
+    the token ids the frontier keeps from one re-rank serve the next. Close it."""
+
+    def __init__(self, path: Path, run_id: int, settings: FrontierSettings | None = None
+                 ) -> None:  # fmt: skip
+        self.settings = settings or FrontierSettings()
+        self.cat = Catalogue(path)
+        self.store = FrontierStore(self.cat.con, run_id)
+        self.cat.add_flusher(self.store.flush)
+
+    def close(self) -> None:
+        self.cat.close()
+
+    def __enter__(self) -> StoredFrontier:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def iteration(self, retrain: Retrain, *, text: bool = False) -> StoreRerank:
+        """Time one learning iteration: ``retrain()``, ``Frontier.rerank`` with the
+        scorer it returns (``text``: through the links' text, ``TextOnly``), then the
+        first ``next()``; and the peak memory meanwhile."""
+        fs = self.settings
+        fr = Frontier(self.store, fs, n_levels=fs.levels + 1)
+        measured = reset_peak_rss()
         t0 = time.perf_counter()
         scorer = retrain()
-        t1 = time.perf_counter()
-        n = fr.rerank(scorer)
-        t2 = time.perf_counter()
+        t1, c1 = time.perf_counter(), time.process_time()
+        n = fr.rerank(TextOnly(scorer) if text else scorer)
+        t2, c2 = time.perf_counter(), time.process_time()
         first = fr.next(0.0)
         t3 = time.perf_counter()
-    return StoreRerank(scorer, n, t1 - t0, t2 - t1, t3 - t2, first)
+        if first is not None:
+            fr.abandon(first)
+        return StoreRerank(scorer, n, t1 - t0, t2 - t1, t3 - t2, first,
+                           peak_rss() if measured else 0, c2 - c1)  # fmt: skip
+
+
+def store_rerank(path: Path, run_id: int, retrain: Retrain,
+                 settings: FrontierSettings | None = None) -> StoreRerank:  # fmt: skip
+    """One learning iteration (``StoredFrontier.iteration``) on a frontier just opened
+    (its links not tokenised yet: the first re-rank after a resume)."""
+    with StoredFrontier(path, run_id, settings) as sf:
+        return sf.iteration(retrain)

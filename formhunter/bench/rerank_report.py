@@ -1,23 +1,27 @@
-"""``formhunter bench rerank``: retrain the link learners and re-rank frontiers of 10k..1M links.
+"""``formhunter bench rerank``: retrain the link learners and re-rank frontiers of 10k..10M links.
 
 Prints, for each learned scorer (ACHE's multi-level link classifier, the
 apprentice layer, the CFC URL scorer):
 
 1. the seconds to retrain on 100..1000 paths;
-2. the seconds to re-score frontiers of 10k, 100k and 1M links the way the
-   frontier store does it (``score_frame`` over Arrow record batches of 50k
-   links), with links per second and how the time grows with the frontier's size;
-3. (``--no-store`` to skip) what a crawl does at a learning iteration, on a real
-   frontier table in an on-disk DuckDB catalogue holding 10k, 100k and 1M queued
+2. the seconds to re-score frontiers of each size up to ``--distinct`` links with
+   ``score_frame`` over Arrow record batches of 50k links held in memory (the
+   text path), with links per second and how the time grows with the size;
+3. ``score(list[LinkRecord])`` on 10k records (a page's outlinks);
+4. (``--no-store`` to skip) what a crawl does at a learning iteration, on a real
+   frontier table in an on-disk DuckDB catalogue holding each size of queued
    links: retrain on the largest ``--paths``, ``Frontier.rerank`` with the new
    scorer (read, score, UPDATE level/score) and the first ``next()`` (refill from
-   the store), separately and in total, with how the total grows with the size;
-4. ``score(list[LinkRecord])`` on 10k records (a page's outlinks).
+   the store), separately and in total, with the peak memory. Each size is re-ranked
+   through the links' text (sizes up to ``--text-max``: the path before the frontier
+   kept token ids), then from token ids: the first such re-rank tokenises every
+   link (what a crawl pays once, and again after a resume), later ones read the ids.
 
-Links are synthetic but shaped like real ones (``formhunter.bench.rerank``).
+Links are synthetic but shaped like real ones (``formhunter.bench.rerank``); past the
+first ``--distinct`` links, the text repeats under distinct URLs.
 
     formhunter bench rerank [--sizes 10000,100000,1000000] [--batch 50000]
-        [--paths 100,300,1000] [--no-store]
+        [--paths 100,300,1000] [--no-store] [--text-max 1000000] [--distinct 1000000]
 """
 
 from __future__ import annotations
@@ -35,11 +39,12 @@ from classifiers.apprentice import Apprentice
 from classifiers.link_classifier import MultiLevelLinkClassifier
 from classifiers.url_scorer import ConservativeURLScorer
 from formhunter.bench.rerank import (
+    StoredFrontier,
     fill_frontier,
     link_batches,
     link_classifier,
+    repeat_batches,
     retrainers,
-    store_rerank,
     synthetic_frame,
     training_paths,
 )
@@ -54,41 +59,49 @@ def timed(fn: Callable[..., Any], *args: Any) -> tuple[float, Any]:
     return time.perf_counter() - t0, out
 
 
-def bench_store(links: list[pa.Table], sizes: Sequence[int], paths: Sequence[int],
-                batch: int) -> None:  # fmt: skip
+def bench_store(pool: list[pa.Table], sizes: Sequence[int], paths: Sequence[int],
+                batch: int, text_max: int) -> None:  # fmt: skip
     """Section 3 (module doc): one catalogue per size, each scorer in turn on it."""
     train = retrainers(paths)
     settings = FrontierSettings(rerank_batch=batch)
     print(f"\n== learning iteration on a frontier stored in DuckDB: retrain on "
           f"{paths[-1]:,} paths + Frontier.rerank (batches of {batch:,}) + first next() ==")
-    rows: dict[str, list[tuple[int, float]]] = {name: [] for name in train}
-    lines: dict[str, list[str]] = {name: [] for name in train}
     with tempfile.TemporaryDirectory(prefix="bench_rerank_") as tmp:
+        dbs: dict[int, tuple[Path, int]] = {}
         for n in sizes:
             db = Path(tmp) / f"frontier_{n}.duckdb"
             t0 = time.perf_counter()
-            run = fill_frontier(db, links, n)
+            dbs[n] = (db, fill_frontier(db, repeat_batches(pool, n), n))
             print(f"(stored {n:,} queued links in {db.name} in {time.perf_counter() - t0:.1f} s)")
-            for name, retrain in train.items():
-                r = store_rerank(db, run, retrain, settings)
-                prev = rows[name][-1] if rows[name] else None
-                growth = (f"{r.total_s / prev[1]:>7.1f} {n / prev[0]:>7.0f}" if prev
-                          else f"{'':>7} {'':>7}")  # fmt: skip
-                lines[name].append(
-                    f"{name:<17} {r.links:>9,} {r.retrain_s:>9.2f} {r.rerank_s:>9.2f} "
-                    f"{r.refill_s:>8.2f} {r.total_s:>8.2f} {r.links / r.total_s:>10,.0f} {growth}"
-                )
-                rows[name].append((n, r.total_s))
-    print(f"{'scorer':<17} {'links':>9} {'retrain s':>9} {'re-rank s':>9} {'refill s':>8} "
-          f"{'total s':>8} {'links/s':>10} {'x time':>7} {'x links':>7}")  # fmt: skip
-    for name in train:
-        print("\n".join(lines[name]))
-    print("(links/s = links / total s; x time, x links: total time and links over the "
-          "previous size)")
+        pool.clear()  # the links' text is in the catalogues now, not in this process
+        print(f"{'scorer':<17} {'links':>10} {'path':<13} {'retrain s':>9} {'re-rank s':>9} "
+              f"{'(CPU s)':>8} {'refill s':>8} {'total s':>8} {'links/s':>10} {'peak MB':>8} "
+              f"{'tokens MB':>9}")  # fmt: skip
+        for n in sizes:
+            db, run_id = dbs[n]
+            with StoredFrontier(db, run_id, settings) as sf:
+                for name, retrain in train.items():
+                    kinds = ["text"] if n <= text_max else []
+                    kinds += ["tokens, first", "tokens"] if name == next(iter(train)) \
+                        else ["tokens"]  # fmt: skip
+                    for kind in kinds:
+                        r = sf.iteration(retrain, text=kind == "text")
+                        print(f"{name:<17} {r.links:>10,} {kind:<13} {r.retrain_s:>9.2f} "
+                              f"{r.rerank_s:>9.2f} {r.rerank_cpu_s:>8.2f} {r.refill_s:>8.2f} "
+                              f"{r.total_s:>8.2f} "
+                              f"{r.links / r.total_s:>10,.0f} {r.peak_rss / 2**20:>8,.0f} "
+                              f"{sf.store.tokens.nbytes / 2**20:>9,.0f}")  # fmt: skip
+            db.unlink()
+    print("(path text: the links' text read and scored with score_frame, as before the "
+          "frontier kept token ids;\n tokens, first: the first re-rank, which tokenises "
+          "every queued link (after a start or a resume); tokens: later re-ranks;\n "
+          "CPU s: the re-rank's, every thread (wall on a quiet machine is about that);\n "
+          "links/s = links / total s; peak MB: the process's peak resident memory during "
+          "the iteration; tokens MB: the token ids kept)")
 
 
 def run(sizes: Sequence[int], paths: Sequence[int], batch: int = 50_000,
-        store: bool = True) -> int:
+        store: bool = True, text_max: int = 1_000_000, distinct: int = 1_000_000) -> int:
     """Print the figures (module doc) for frontiers of ``sizes`` links, retraining on
     ``paths`` paths, scoring Arrow batches of ``batch`` links."""
     n_levels = 3
@@ -119,8 +132,9 @@ def run(sizes: Sequence[int], paths: Sequence[int], batch: int = 50_000,
         }
 
     t0 = time.perf_counter()
-    links = link_batches(max(sizes), batch)
-    print(f"\n(built {max(sizes):,} distinct synthetic links in {time.perf_counter() - t0:.0f} s)")
+    links = list(link_batches(min(max(sizes), distinct), batch))
+    print(f"\n(built {min(max(sizes), distinct):,} distinct synthetic links in "
+          f"{time.perf_counter() - t0:.0f} s; more repeat their text under new URLs)")
     print(f"== re-rank: score_frame over Arrow batches of {batch:,} links "
           "(to_pandas included, as the frontier store does) ==")
     print(f"{'scorer':<17} {'links':>9} {'seconds':>8} {'links/s':>10} {'x time':>7} "
@@ -128,6 +142,8 @@ def run(sizes: Sequence[int], paths: Sequence[int], batch: int = 50_000,
     for name in fresh():
         prev: tuple[int, float] | None = None
         for n in sizes:
+            if n > distinct:
+                continue
             scorer = fresh()[name]
             t0 = time.perf_counter()
             count = 0
@@ -141,8 +157,6 @@ def run(sizes: Sequence[int], paths: Sequence[int], batch: int = 50_000,
             growth = f"{dt / prev[1]:>7.1f} {n / prev[0]:>7.0f}" if prev else f"{'':>7} {'':>7}"
             print(f"{name:<17} {count:>9,} {dt:>8.2f} {count / dt:>10,.0f} {growth}")
             prev = (n, dt)
-    if store:
-        bench_store(links, sizes, paths, batch)
     scorers = fresh()
     # the LinkRecord path (the pipeline scoring a page's new outlinks) for comparison
     f = synthetic_frame(10_000, 99)
@@ -156,5 +170,7 @@ def run(sizes: Sequence[int], paths: Sequence[int], batch: int = 50_000,
         small = recs[:100]
         dt, _ = timed(scorer.score, small)
         print(f"{'':<17} {dt * 1000:>8.2f} ms for one page of 100 links")
+    if store:
+        bench_store(links, sizes, paths, batch, text_max)
     return 0
 

@@ -96,7 +96,8 @@ def cmd_throughput(args: argparse.Namespace) -> int:
 def cmd_rerank(args: argparse.Namespace) -> int:
     from formhunter.bench.rerank_report import run
 
-    return run(args.sizes, args.paths, args.batch, store=not args.no_store)
+    return run(args.sizes, args.paths, args.batch, store=not args.no_store,
+               text_max=args.text_max, distinct=args.distinct)
 
 
 def cmd_cluster(args: argparse.Namespace) -> int:
@@ -320,7 +321,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     r = bsub.add_parser(
         "rerank",
-        help="retrain the link learners and re-rank frontiers of 10k..1M links",
+        help="retrain the link learners and re-rank frontiers of 10k..10M links",
         description="Retrain the learned link scorers, re-score frontiers of growing size "
         "as the frontier store does (Arrow batches), and time a learning iteration on a "
         "frontier stored in DuckDB; synthetic links shaped like real ones.",
@@ -333,6 +334,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="links per Arrow batch (default 50000)")
     r.add_argument("--no-store", action="store_true",
                    help="skip retrain + re-rank of a frontier stored in DuckDB")
+    r.add_argument("--text-max", type=positive, default=1_000_000, metavar="N",
+                   help="re-rank stored frontiers through the links' text (the path "
+                   "before token ids) up to N links (default 1000000)")
+    r.add_argument("--distinct", type=positive, default=1_000_000, metavar="N",
+                   help="distinct synthetic links; more repeat their text under new "
+                   "URLs (default 1000000)")
     r.set_defaults(func=cmd_rerank)  # fmt: skip
 
     b = bsub.add_parser(

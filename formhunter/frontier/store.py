@@ -18,8 +18,11 @@ row is there, and those reads account for the changes still buffered. Nothing he
 the engine: the store flushes itself, the catalogue's commit flushes the rest.
 ``load`` takes the best not-yet-loaded queued links of each level (a quota per
 level, so links of delayed benefit get their turn); ``rerank`` re-scores every
-queued link in batches through Arrow, with the scorer's columnar ``score_frame``
-(a pandas DataFrame) when it has one, else its ``score(list[LinkRecord])``.
+queued link in batches, in one transaction: from the token ids ``tokens``
+(``frontier.tokens.LinkTokens``) keeps in memory when the scorer reads token ids
+(``LinkScorer.token_spaces``; links met for the first time are tokenised then, once),
+else through Arrow with the scorer's columnar ``score_frame`` on the links' text; the
+new levels and scores are written by row id.
 ``insert_queued`` fills a run's frontier in bulk from an Arrow table of links
 (benchmarks, imports).
 """
@@ -29,7 +32,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import duckdb
@@ -37,6 +40,7 @@ import numpy as np
 import pyarrow as pa
 
 from formhunter.catalogue import RowBuffer, insert_arrow
+from formhunter.frontier.tokens import LinkTokens
 from formhunter.interfaces import LinkScorer
 from formhunter.model import Entry, LinkRecord
 from formhunter.urls import host_of, site_of
@@ -54,6 +58,11 @@ FRONTIER_SCHEMA = pa.schema(
 _UPDATE_SCHEMA = pa.schema([("lid", pa.int64()), ("state", pa.string()), ("reason", pa.string())])
 
 STATES = ("queued", "fetched", "failed", "skipped", "reserve")
+
+Scored = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+"""One re-ranked batch: lids, row ids, in reserve, the scorer's levels and scores."""
+Where = tuple[str, list[Any]]
+"""A WHERE clause on the frontier table and its parameters."""
 
 
 def level_of(levels: np.ndarray, scores: np.ndarray, n_levels: int) -> np.ndarray:
@@ -130,6 +139,7 @@ class FrontierStore:
         self.next_lid = 1
         self.n_unloaded = 0
         self.last_rerank_seconds = 0.0
+        self.tokens = LinkTokens()
         self._open()
 
     def _open(self) -> None:
@@ -355,52 +365,124 @@ class FrontierStore:
         self.sync()
         states = "('queued', 'reserve')" if promote_below > 0 and self.reserved else "('queued')"
         ended = [r[0] for r in self._updates.rows]
-        skip = " AND lid NOT IN (SELECT unnest(?))" if ended else ""
-        reader = self.con.sql(
-            "SELECT lid, url, site, depth, parent, anchor, around, parent_score, dom_terms,"
-            f" state = 'reserve' AS reserve FROM frontier WHERE run_id = ? AND state IN {states}"
-            f"{skip} ORDER BY lid",
-            params=[self.run_id, ended] if ended else [self.run_id],
-        ).to_arrow_reader(batch)
-        lids: list[np.ndarray] = []
+        where = (f"run_id = ? AND state IN {states}"
+                 + (" AND lid NOT IN (SELECT unnest(?))" if ended else ""),
+                 [self.run_id, ended] if ended else [self.run_id])  # fmt: skip
+        self.con.execute("BEGIN TRANSACTION")  # the row ids read stay valid until the UPDATE
+        try:
+            n, res, up, gone = self._rerank(scorer, n_levels, where, batch, promote_below)
+            if inflight:
+                self._set_loaded(list(inflight))
+            self.con.execute("COMMIT")
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
+        if gone:
+            self.reserved = {u: lid for u, lid in self.reserved.items() if lid not in gone}
+        if n:
+            self.n_unloaded = int((~res | up).sum()) - len(inflight)
+        self.last_rerank_seconds = time.perf_counter() - t0
+        return n
+
+    def _rerank(self, scorer: LinkScorer, n_levels: int, where: Where, batch: int,
+                promote_below: int) -> tuple[int, np.ndarray, np.ndarray, set[int]]:  # fmt: skip
+        """``rerank`` inside its transaction: (links re-scored, which were in reserve,
+        which of those were promoted, the promoted lids)."""
+        rowids: list[np.ndarray] = []
         levels: list[np.ndarray] = []
         scores: list[np.ndarray] = []
         reserve: list[np.ndarray] = []
-        raw: list[np.ndarray] = []
-        for rb in reader:
-            if rb.num_rows == 0:
-                continue
-            lv, sc = scorer.score_frame(rb.to_pandas())
-            lids.append(rb.column(0).to_numpy())
-            levels.append(level_of(lv, sc, n_levels))
-            scores.append(np.asarray(sc, dtype=np.float64))
-            reserve.append(rb.column(9).to_numpy(zero_copy_only=False).astype(bool))
-            raw.append(np.asarray(lv, dtype=np.int64) + np.where(np.isnan(scores[-1]), 10**6, 0))
-        if not lids:
-            return 0
-        res = np.concatenate(reserve)
-        promoted = res & (np.concatenate(raw) >= 0) & (np.concatenate(raw) < promote_below)
-        table = pa.table({
-            "lid": pa.array(np.concatenate(lids), type=pa.int64()),
-            "level": pa.array(np.concatenate(levels).astype(np.int32)),
-            "score": pa.array(np.concatenate(scores), from_pandas=True),
-            "state": pa.array(np.where(res & ~promoted, "reserve", "queued")),
-        })  # fmt: skip
+        promoted: list[np.ndarray] = []
+        lids: list[np.ndarray] = []
+        batches = (self._token_batches(scorer, where, batch) if scorer.token_spaces is not None
+                   else self._frame_batches(scorer, where, batch))  # fmt: skip
+        for lid, rowid, res, lv, sc in batches:
+            sc = np.asarray(sc, dtype=np.float64)
+            raw = np.asarray(lv, dtype=np.int64)
+            rowids.append(rowid)
+            levels.append(level_of(raw, sc, n_levels).astype(np.int32))
+            scores.append(sc)
+            reserve.append(res)
+            up = res & (raw >= 0) & (raw < promote_below) & ~np.isnan(sc)
+            promoted.append(up)
+            lids.append(lid[up])
+        if not rowids:
+            return 0, np.zeros(0, bool), np.zeros(0, bool), set()
+        table = pa.table({"rid": pa.array(np.concatenate(rowids), type=pa.int64()),
+                          "level": pa.array(np.concatenate(levels)),
+                          "score": pa.array(np.concatenate(scores), from_pandas=True)})  # fmt: skip
+        del rowids, levels, scores
         self.con.register("_fr_rank", table)
         try:
-            self.con.execute(
-                "UPDATE frontier SET level = u.level, score = u.score, loaded = false,"
-                " state = u.state FROM _fr_rank u"
-                " WHERE frontier.run_id = ? AND frontier.lid = u.lid",
-                [self.run_id],
-            )
+            self.con.execute("UPDATE frontier SET level = u.level, score = u.score"
+                             " FROM _fr_rank u WHERE frontier.rowid = u.rid")  # fmt: skip
         finally:
             self.con.unregister("_fr_rank")
-        if promoted.any():
-            gone = set(table.column("lid").to_numpy()[promoted].tolist())
-            self.reserved = {u: lid for u, lid in self.reserved.items() if lid not in gone}
-        if inflight:
-            self._set_loaded(list(inflight))
-        self.n_unloaded = int((~res | promoted).sum()) - len(inflight)
-        self.last_rerank_seconds = time.perf_counter() - t0
-        return table.num_rows
+        self.con.execute("UPDATE frontier SET loaded = false WHERE run_id = ? AND loaded"
+                         " AND state = 'queued'", [self.run_id])  # fmt: skip
+        gone = np.concatenate(lids)
+        if len(gone):
+            self.con.register("_fr_up", pa.table({"lid": pa.array(gone, type=pa.int64())}))
+            try:
+                self.con.execute("UPDATE frontier SET state = 'queued' FROM _fr_up u"
+                                 " WHERE frontier.run_id = ? AND frontier.lid = u.lid",
+                                 [self.run_id])  # fmt: skip
+            finally:
+                self.con.unregister("_fr_up")
+        return table.num_rows, np.concatenate(reserve), np.concatenate(promoted), \
+            set(gone.tolist())  # fmt: skip
+
+    def _frame_batches(self, scorer: LinkScorer, where: Where, batch: int) -> Iterator[Scored]:
+        """(lids, row ids, in reserve, levels, scores) per batch in lid order: the links'
+        text read and scored with ``score_frame``."""
+        reader = self.con.sql(
+            "SELECT lid, url, site, depth, parent, anchor, around, parent_score, dom_terms,"
+            f" state = 'reserve' AS reserve, rowid FROM frontier WHERE {where[0]} ORDER BY lid",
+            params=where[1],
+        ).to_arrow_reader(batch)  # fmt: skip
+        for rb in reader:
+            if rb.num_rows:
+                lv, sc = scorer.score_frame(rb.drop_columns(["rowid"]).to_pandas())
+                res = rb.column(9).to_numpy(zero_copy_only=False).astype(bool)
+                yield rb.column(0).to_numpy(), rb.column(10).to_numpy(), res, lv, sc
+
+    def _token_batches(self, scorer: LinkScorer, where: Where, batch: int) -> Iterator[Scored]:
+        """As ``_frame_batches`` (the same batches), scored with ``score_tokens`` from the
+        links' token ids (``self.tokens``); links not tokenised yet are, first."""
+        rows = self.con.sql(
+            "SELECT lid, rowid, state = 'reserve' AS reserve, depth, parent_score"
+            f" FROM frontier WHERE {where[0]}", params=where[1],
+        ).to_arrow_table()  # fmt: skip
+        cols = [rows.column(i).to_numpy() for i in range(5)]
+        del rows
+        lid = cols[0]
+        if len(lid) > 1 and not (np.diff(lid) > 0).all():  # read in insertion order: rarely
+            order = np.argsort(lid, kind="stable")
+            cols = [c[order] for c in cols]
+            lid = cols[0]
+        rowid, res = cols[1], cols[2].astype(bool)
+        depth, ps = cols[3].astype(np.float64), cols[4].astype(np.float64)
+        del cols
+        spaces = scorer.token_spaces or ()
+        if spaces:  # depth and parent score alone need no token
+            self._tokenise(self.tokens.missing(lid), batch)
+        for a in range(0, len(lid), batch):
+            b = min(a + batch, len(lid))
+            lv, sc = scorer.score_tokens(self.tokens.take(lid[a:b], spaces, depth[a:b], ps[a:b]))
+            yield lid[a:b], rowid[a:b], res[a:b], lv, sc
+
+    def _tokenise(self, lids: np.ndarray, batch: int) -> None:
+        """Tokenise stored links ``lids`` (``LinkTokens.add``) from their text."""
+        if len(lids) == 0:
+            return
+        self.con.register("_fr_tok", pa.table({"lid": pa.array(lids, type=pa.int64())}))
+        try:
+            reader = self.con.sql(
+                "SELECT f.lid, url, anchor, around, dom_terms FROM frontier f"
+                " JOIN _fr_tok t ON f.lid = t.lid WHERE f.run_id = ? ORDER BY f.lid",
+                params=[self.run_id],
+            ).to_arrow_reader(batch)
+            for rb in reader:
+                self.tokens.add(rb.column(0).to_numpy(), rb)
+        finally:
+            self.con.unregister("_fr_tok")

@@ -21,12 +21,14 @@ import numpy as np
 import pandas as pd
 
 from classifiers.link_classifier import MultiLevelLinkClassifier
+from classifiers.link_tokens import WORD_SPACES, TokenizedLinks
 from formhunter.config import LearningSettings
 from formhunter.interfaces import LinkRecord, LinkScorer, PageOutcome
 from formhunter.learners.base import (
     FrameScorer,
     LearningIteration,
     LinkMemory,
+    TokenWeights,
     dump_state,
     links_frame,
     load_state,
@@ -41,6 +43,17 @@ class LinkClassifierScorer(FrameScorer):
     def __init__(self, model: MultiLevelLinkClassifier) -> None:
         self.model = model
         self.n_levels = int(model.n_bands)
+        self.weights = TokenWeights()
+
+    @property
+    def token_spaces(self) -> tuple[str, ...] | None:
+        return WORD_SPACES
+
+    def score_tokens(self, links: TokenizedLinks) -> tuple[np.ndarray, np.ndarray]:
+        if links.n == 0:
+            return np.zeros(0, np.int64), np.zeros(0)
+        return self.model.predict_level_tokens(
+            links, self.weights.get(links.words, self.model.token_weights))
 
     def score_frame(self, frame: Any) -> tuple[np.ndarray, np.ndarray]:
         frame = normalise_frame(frame)

@@ -26,12 +26,14 @@ from typing import Any
 import numpy as np
 
 from classifiers.apprentice import Apprentice
+from classifiers.link_tokens import DOM_SPACE, TokenizedLinks
 from formhunter.interfaces import LinkRecord, LinkScorer, PageOutcome
 from formhunter.learners.adaptive import AdaptiveLinkLearner
 from formhunter.learners.base import (
     FrameScorer,
     LearningIteration,
     LinkMemory,
+    TokenWeights,
     dump_state,
     links_frame,
     load_state,
@@ -55,6 +57,27 @@ class ApprenticeScorer(FrameScorer):
         base_levels = base.n_levels if base is not None else 1
         self.n_levels = base_levels + 1
         self.sunk = 0  # links put in the sink band by the last scoring calls
+        self.weights = TokenWeights()
+
+    @property
+    def token_spaces(self) -> tuple[str, ...] | None:
+        base = () if self.base is None else self.base.token_spaces
+        if base is None:
+            return None
+        return base if self.apprentice is None else (*base, DOM_SPACE)
+
+    def score_tokens(self, links: TokenizedLinks) -> tuple[np.ndarray, np.ndarray]:
+        if links.n == 0:
+            return np.zeros(0, np.int64), np.zeros(0)
+        if self.base is None:
+            levels, base_scores = np.zeros(links.n, np.int64), links.parent_score
+        else:
+            levels, base_scores = self.base.score_tokens(links)
+            levels = np.asarray(levels, np.int64)
+        if self.apprentice is None:
+            return levels, np.asarray(base_scores, np.float64)
+        weights = self.weights.get(links.dom, self.apprentice.token_weights)
+        return self._sink(levels, self.apprentice.relevance_tokens(links, weights))
 
     def score_frame(self, frame: Any) -> tuple[np.ndarray, np.ndarray]:
         frame = normalise_frame(frame)
@@ -70,7 +93,9 @@ class ApprenticeScorer(FrameScorer):
             levels = np.asarray(levels, np.int64)
         if self.apprentice is None:
             return levels, np.asarray(base_scores, np.float64)
-        p = self.apprentice.relevance(frame)
+        return self._sink(levels, self.apprentice.relevance(frame))
+
+    def _sink(self, levels: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         levels = levels.copy()
         sink = p < self.sink_below
         levels[sink] = self.n_levels - 1

@@ -18,10 +18,11 @@ A hop that neither knows gets a URL-only record (URL features still work).
 from __future__ import annotations
 
 import time
+import weakref
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence, Sized
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
 import pandas as pd
@@ -29,6 +30,12 @@ import pyarrow as pa
 
 from formhunter.exceptions import StateFormatError
 from formhunter.interfaces import LinkRecord, PageOutcome
+
+if TYPE_CHECKING:
+    from classifiers.link_tokens import TokenizedLinks
+
+V = TypeVar("V", bound=Sized)
+W = TypeVar("W")
 
 FRAME_COLUMNS = ("url", "site", "depth", "parent_url", "anchor", "around", "parent_score",
                  "dom_terms")  # fmt: skip
@@ -62,9 +69,28 @@ def normalise_frame(frame: Any) -> pd.DataFrame:
 
 
 class FrameScorer:
-    """Base of the learned scorers: ``score`` goes through ``score_frame``."""
+    """Base of the learned scorers: ``score`` goes through ``score_frame``; re-ranks
+    read the links' text unless a subclass scores token ids (``token_spaces``, with
+    its ``weights`` cache, which is neither saved nor pickled)."""
 
     n_levels: int = 1
+    weights: TokenWeights
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("weights", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.weights = TokenWeights()
+
+    @property
+    def token_spaces(self) -> tuple[str, ...] | None:
+        return None
+
+    def score_tokens(self, links: TokenizedLinks) -> tuple[np.ndarray, np.ndarray]:
+        raise NotImplementedError("scores links from their text (token_spaces is None)")
 
     def score(self, links: Sequence[LinkRecord]) -> tuple[np.ndarray, np.ndarray]:
         if not links:
@@ -87,6 +113,21 @@ def _columns(records: OrderedDict[str, LinkRecord]) -> dict[str, list[Any]]:
 def _records(columns: dict[str, list[Any]]) -> OrderedDict[str, LinkRecord]:
     rows = zip(*(columns[f] for f in _RECORD_FIELDS), strict=True)
     return OrderedDict(zip(columns["key"], (LinkRecord(*row) for row in rows), strict=True))
+
+
+class TokenWeights:
+    """A model's per-token weights for one vocabulary, rebuilt only when the vocabulary
+    is another or has grown (a re-rank scores many batches over one vocabulary). A
+    cache: it holds no copy of the vocabulary, and scorers do not save it."""
+
+    def __init__(self) -> None:
+        self._for: tuple[weakref.ref[Any], int, Any] | None = None
+
+    def get(self, vocabulary: V, build: Callable[[V], W]) -> W:
+        got = self._for
+        if got is None or got[0]() is not vocabulary or got[1] != len(vocabulary):
+            got = self._for = (weakref.ref(vocabulary), len(vocabulary), build(vocabulary))
+        return cast(W, got[2])
 
 
 class LinkMemory:

@@ -14,11 +14,14 @@ references (bfs, random): every learner in ``bench harvest`` is measured against
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from formhunter.interfaces import LinkRecord
+
+if TYPE_CHECKING:
+    from classifiers.link_tokens import TokenizedLinks
 
 #: Per hop of depth, less than the smallest gap between two parent scores (0.6**12 * 0.4).
 DEPTH_TIE = 1e-6
@@ -28,6 +31,7 @@ class KeywordRuleScorer:
     """One level; score = parent page's keyword score, shallower first on ties."""
 
     n_levels = 1
+    token_spaces: tuple[str, ...] | None = ()  # depth and parent score only
 
     def score(self, links: Sequence[LinkRecord]) -> tuple[np.ndarray, np.ndarray]:
         n = len(links)
@@ -39,3 +43,6 @@ class KeywordRuleScorer:
         s = frame["parent_score"].to_numpy(dtype=np.float64)
         d = frame["depth"].to_numpy(dtype=np.float64)
         return np.zeros(len(s), dtype=np.int64), s - DEPTH_TIE * d
+
+    def score_tokens(self, links: TokenizedLinks) -> tuple[np.ndarray, np.ndarray]:
+        return np.zeros(links.n, dtype=np.int64), links.parent_score - DEPTH_TIE * links.depth

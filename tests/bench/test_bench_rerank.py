@@ -7,7 +7,14 @@ from pathlib import Path
 
 import numpy as np
 
-from formhunter.bench.rerank import fill_frontier, link_batches, retrainers, store_rerank
+from formhunter.bench.rerank import (
+    StoredFrontier,
+    fill_frontier,
+    link_batches,
+    repeat_batches,
+    retrainers,
+    store_rerank,
+)
 from formhunter.catalogue import Catalogue
 from formhunter.config import FrontierSettings
 from formhunter.frontier import level_of
@@ -48,3 +55,28 @@ def test_store_rerank_with_the_learned_link_classifier(tmp_path: Path) -> None:
     assert first.url == rows.column("url")[first.lid - 1].as_py()
     loaded = rows.column("loaded").to_numpy(zero_copy_only=False)
     assert 0 < loaded.sum() <= 50 * n_levels and loaded[first.lid - 1]
+
+
+def test_stored_frontier_text_then_tokens_and_repeated_links(tmp_path: Path) -> None:
+    """The bench's before/after on one frontier: the text path, then token ids (the
+    first re-rank tokenises, the next reads the ids); links past the pool repeat its
+    text under distinct URLs."""
+    pool = list(link_batches(600, 250))
+    links = list(repeat_batches(pool, 1500))
+    urls = [u for t in links for u in t.column("url").to_pylist()]
+    assert len(urls) == 1500 and len(set(urls)) == 1500
+    assert links[3].column("anchor").equals(pool[0].column("anchor"))
+    db = tmp_path / "frontier.duckdb"
+    run = fill_frontier(db, iter(links), 1500)
+    retrain = retrainers((20, 50))["apprentice-layer"]
+    with StoredFrontier(db, run, FrontierSettings(rerank_batch=400)) as sf:
+        text = sf.iteration(retrain, text=True)
+        assert sf.store.tokens.n_rows == 0  # the text path keeps no token ids
+        first = sf.iteration(retrain)
+        assert sf.store.tokens.n_rows == 1500
+        again = sf.iteration(retrain)
+        assert sf.store.tokens.n_rows == 1500  # nothing tokenised twice
+    for r in (text, first, again):
+        assert r.links == 1500 and r.rerank_cpu_s > 0 and r.first is not None
+    assert text.first is not None and again.first is not None
+    assert (text.first.lid, text.first.level) == (again.first.lid, again.first.level)

@@ -15,7 +15,7 @@ from formhunter.config import Settings
 from formhunter.critics.keywords import KeywordCritic
 from formhunter.fetch import FetchResult
 from formhunter.frontier import Entry, add_seeds
-from formhunter.interfaces import LinkRecord, LinkScorer, PageOutcome
+from formhunter.interfaces import LinkRecord, LinkScorer, PageOutcome, RecordScorer
 from formhunter.keywords import domain_keywords
 from formhunter.page_classifiers.keywords import KeywordPageClassifier
 from formhunter.pipeline import BatchResult, Components, Fetched, Pipeline
@@ -211,7 +211,7 @@ def test_reserve_rows_leave_the_reserve_when_a_followed_page_links_them(
     cat.close()
 
 
-class _NearFormScorer:
+class _NearFormScorer(RecordScorer):
     """Four levels: links whose URL has an even length at level 0, the rest last."""
 
     n_levels = 4
