@@ -22,6 +22,7 @@ first ``--distinct`` links, the text repeats under distinct URLs.
 
     formhunter bench rerank [--sizes 10000,100000,1000000] [--batch 50000]
         [--paths 100,300,1000] [--no-store] [--text-max 1000000] [--distinct 1000000]
+        [--scorers link-classifier,apprentice-layer,cfc]
 """
 
 from __future__ import annotations
@@ -60,9 +61,9 @@ def timed(fn: Callable[..., Any], *args: Any) -> tuple[float, Any]:
 
 
 def bench_store(pool: list[pa.Table], sizes: Sequence[int], paths: Sequence[int],
-                batch: int, text_max: int) -> None:  # fmt: skip
-    """Section 3 (module doc): one catalogue per size, each scorer in turn on it."""
-    train = retrainers(paths)
+                batch: int, text_max: int, scorers: Sequence[str]) -> None:  # fmt: skip
+    """Section 4 (module doc): one catalogue per size, each scorer in turn on it."""
+    train = {k: v for k, v in retrainers(paths).items() if k in scorers}
     settings = FrontierSettings(rerank_batch=batch)
     print(f"\n== learning iteration on a frontier stored in DuckDB: retrain on "
           f"{paths[-1]:,} paths + Frontier.rerank (batches of {batch:,}) + first next() ==")
@@ -100,8 +101,12 @@ def bench_store(pool: list[pa.Table], sizes: Sequence[int], paths: Sequence[int]
           "the iteration; tokens MB: the token ids kept)")
 
 
+SCORERS = ("link-classifier", "apprentice-layer", "cfc")
+
+
 def run(sizes: Sequence[int], paths: Sequence[int], batch: int = 50_000,
-        store: bool = True, text_max: int = 1_000_000, distinct: int = 1_000_000) -> int:
+        store: bool = True, text_max: int = 1_000_000, distinct: int = 1_000_000,
+        scorers: Sequence[str] = SCORERS) -> int:
     """Print the figures (module doc) for frontiers of ``sizes`` links, retraining on
     ``paths`` paths, scoring Arrow batches of ``batch`` links."""
     n_levels = 3
@@ -139,7 +144,7 @@ def run(sizes: Sequence[int], paths: Sequence[int], batch: int = 50_000,
           "(to_pandas included, as the frontier store does) ==")
     print(f"{'scorer':<17} {'links':>9} {'seconds':>8} {'links/s':>10} {'x time':>7} "
           f"{'x links':>7}")  # fmt: skip
-    for name in fresh():
+    for name in [k for k in fresh() if k in scorers]:
         prev: tuple[int, float] | None = None
         for n in sizes:
             if n > distinct:
@@ -157,20 +162,20 @@ def run(sizes: Sequence[int], paths: Sequence[int], batch: int = 50_000,
             growth = f"{dt / prev[1]:>7.1f} {n / prev[0]:>7.0f}" if prev else f"{'':>7} {'':>7}"
             print(f"{name:<17} {count:>9,} {dt:>8.2f} {count / dt:>10,.0f} {growth}")
             prev = (n, dt)
-    scorers = fresh()
+    chosen = {k: v for k, v in fresh().items() if k in scorers}
     # the LinkRecord path (the pipeline scoring a page's new outlinks) for comparison
     f = synthetic_frame(10_000, 99)
     recs = [LinkRecord(u, s, int(d), p, a, ar, float(ps), dt) for u, s, d, p, a, ar, ps, dt in
             zip(f.url, f.site, f.depth, f.parent, f.anchor, f.around, f.parent_score,
                 f.dom_terms, strict=True)]  # fmt: skip
     print("\n== score(list[LinkRecord]) on 10,000 records (a page's outlinks, many pages) ==")
-    for name, scorer in scorers.items():
+    for name, scorer in chosen.items():
         dt, _ = timed(scorer.score, recs)
         print(f"{name:<17} {dt:>8.3f} s  ({len(recs) / dt:,.0f} links/s)")
         small = recs[:100]
         dt, _ = timed(scorer.score, small)
         print(f"{'':<17} {dt * 1000:>8.2f} ms for one page of 100 links")
     if store:
-        bench_store(links, sizes, paths, batch, text_max)
+        bench_store(links, sizes, paths, batch, text_max, scorers)
     return 0
 

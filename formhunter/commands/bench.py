@@ -94,10 +94,13 @@ def cmd_throughput(args: argparse.Namespace) -> int:
 
 
 def cmd_rerank(args: argparse.Namespace) -> int:
-    from formhunter.bench.rerank_report import run
+    from formhunter.bench.rerank_report import SCORERS, run
 
+    scorers = [s.strip() for s in args.scorers.split(",") if s.strip()]
+    if not scorers or any(s not in SCORERS for s in scorers):
+        raise UsageError(f"--scorers: some of {', '.join(SCORERS)}")
     return run(args.sizes, args.paths, args.batch, store=not args.no_store,
-               text_max=args.text_max, distinct=args.distinct)
+               text_max=args.text_max, distinct=args.distinct, scorers=scorers)
 
 
 def cmd_cluster(args: argparse.Namespace) -> int:
@@ -340,6 +343,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--distinct", type=positive, default=1_000_000, metavar="N",
                    help="distinct synthetic links; more repeat their text under new "
                    "URLs (default 1000000)")
+    r.add_argument("--scorers", default="link-classifier,apprentice-layer,cfc",
+                   help="which learned scorers (default link-classifier,apprentice-layer,cfc)")
     r.set_defaults(func=cmd_rerank)  # fmt: skip
 
     b = bsub.add_parser(

@@ -63,6 +63,8 @@ Scored = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 """One re-ranked batch: lids, row ids, in reserve, the scorer's levels and scores."""
 Where = tuple[str, list[Any]]
 """A WHERE clause on the frontier table and its parameters."""
+#: A re-rank from token ids writes new levels and scores every so many links.
+UPDATE_ROWS = 1_000_000
 
 
 def level_of(levels: np.ndarray, scores: np.ndarray, n_levels: int) -> np.ndarray:
@@ -387,39 +389,35 @@ class FrontierStore:
     def _rerank(self, scorer: LinkScorer, n_levels: int, where: Where, batch: int,
                 promote_below: int) -> tuple[int, np.ndarray, np.ndarray, set[int]]:  # fmt: skip
         """``rerank`` inside its transaction: (links re-scored, which were in reserve,
-        which of those were promoted, the promoted lids)."""
-        rowids: list[np.ndarray] = []
-        levels: list[np.ndarray] = []
-        scores: list[np.ndarray] = []
+        which of those were promoted, the promoted lids). From token ids, the new levels
+        and scores are written every ``UPDATE_ROWS`` links (memory stays bounded);
+        through the text, at the end (the text is read while scoring)."""
+        tokens = scorer.token_spaces is not None
+        out: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # row ids, levels, scores
         reserve: list[np.ndarray] = []
         promoted: list[np.ndarray] = []
         lids: list[np.ndarray] = []
-        batches = (self._token_batches(scorer, where, batch) if scorer.token_spaces is not None
+        n = waiting = 0
+        batches = (self._token_batches(scorer, where, batch) if tokens
                    else self._frame_batches(scorer, where, batch))  # fmt: skip
         for lid, rowid, res, lv, sc in batches:
             sc = np.asarray(sc, dtype=np.float64)
             raw = np.asarray(lv, dtype=np.int64)
-            rowids.append(rowid)
-            levels.append(level_of(raw, sc, n_levels).astype(np.int32))
-            scores.append(sc)
+            out.append((rowid, level_of(raw, sc, n_levels).astype(np.int32), sc))
             reserve.append(res)
             up = res & (raw >= 0) & (raw < promote_below) & ~np.isnan(sc)
             promoted.append(up)
             lids.append(lid[up])
-        if not rowids:
+            n += len(lid)
+            waiting += len(lid)
+            if tokens and waiting >= UPDATE_ROWS:
+                self._write_ranks(out)
+                out, waiting = [], 0
+        if not n:
             return 0, np.zeros(0, bool), np.zeros(0, bool), set()
-        table = pa.table({"rid": pa.array(np.concatenate(rowids), type=pa.int64()),
-                          "level": pa.array(np.concatenate(levels)),
-                          "score": pa.array(np.concatenate(scores), from_pandas=True)})  # fmt: skip
-        del rowids, levels, scores
-        self.con.register("_fr_rank", table)
-        try:
-            self.con.execute("UPDATE frontier SET level = u.level, score = u.score"
-                             " FROM _fr_rank u WHERE frontier.rowid = u.rid")  # fmt: skip
-        finally:
-            self.con.unregister("_fr_rank")
-        self.con.execute("UPDATE frontier SET loaded = false WHERE run_id = ? AND loaded"
-                         " AND state = 'queued'", [self.run_id])  # fmt: skip
+        self._write_ranks(out)
+        self.con.execute(f"UPDATE frontier SET loaded = false WHERE {where[0]} AND loaded",
+                         where[1])  # fmt: skip
         gone = np.concatenate(lids)
         if len(gone):
             self.con.register("_fr_up", pa.table({"lid": pa.array(gone, type=pa.int64())}))
@@ -429,8 +427,22 @@ class FrontierStore:
                                  [self.run_id])  # fmt: skip
             finally:
                 self.con.unregister("_fr_up")
-        return table.num_rows, np.concatenate(reserve), np.concatenate(promoted), \
-            set(gone.tolist())  # fmt: skip
+        return n, np.concatenate(reserve), np.concatenate(promoted), set(gone.tolist())
+
+    def _write_ranks(self, ranks: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> None:
+        """UPDATE level and score of the rows (row id, level, score) of ``ranks``."""
+        if not ranks:
+            return
+        table = pa.table({"rid": pa.array(np.concatenate([r[0] for r in ranks]), pa.int64()),
+                          "level": pa.array(np.concatenate([r[1] for r in ranks])),
+                          "score": pa.array(np.concatenate([r[2] for r in ranks]),
+                                            from_pandas=True)})  # fmt: skip
+        self.con.register("_fr_rank", table)
+        try:
+            self.con.execute("UPDATE frontier SET level = u.level, score = u.score"
+                             " FROM _fr_rank u WHERE frontier.rowid = u.rid")  # fmt: skip
+        finally:
+            self.con.unregister("_fr_rank")
 
     def _frame_batches(self, scorer: LinkScorer, where: Where, batch: int) -> Iterator[Scored]:
         """(lids, row ids, in reserve, levels, scores) per batch in lid order: the links'

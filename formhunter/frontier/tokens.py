@@ -42,7 +42,7 @@ class LinkTokens:
 
     def __init__(self) -> None:
         self.tokenizer = LinkTokenizer()
-        self.row_of = np.full(0, -1, np.int64)  # lid -> row, -1: not tokenised
+        self.row_of = np.full(0, -1, np.int32)  # lid -> row, -1: not tokenised
         self.chunks: list[_Chunk] = []
         self.starts = np.zeros(0, np.int64)  # first row of each chunk
         self.n_rows = 0
@@ -73,7 +73,7 @@ class LinkTokens:
             spaces[space] = (ptr, _narrow(ids))
         top = int(lids.max()) + 1
         if top > len(self.row_of):
-            grown = np.full(max(top, 2 * len(self.row_of)), -1, np.int64)
+            grown = np.full(max(top, 2 * len(self.row_of)), -1, np.int32)
             grown[: len(self.row_of)] = self.row_of
             self.row_of = grown
         self.row_of[lids] = np.arange(self.n_rows, self.n_rows + len(lids))
