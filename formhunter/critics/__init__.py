@@ -11,23 +11,33 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from formhunter.critics.keywords import KeywordCritic
-from formhunter.critics.trained import FormCritic, HeuristicCritic
 from formhunter.keywords import domain_keywords
 from formhunter.registry import register
 
-__all__ = ["FormCritic", "HeuristicCritic", "KeywordCritic"]
+if TYPE_CHECKING:
+    from formhunter.critics.trained import FormCritic, HeuristicCritic
+
+__all__ = ["KeywordCritic"]
+
+# ``trained`` (scikit-learn, NLTK: ~2 CPU seconds to import) is imported when a trained
+# critic is made, not with this package: every CLI command imports ``judge``, and
+# ``judge`` starts its parse workers before the models' libraries load.
 
 
 @register("critic", "default")
 def _default(domain: str, models_dir: Path | None = None, model: str | None = None) -> FormCritic:
+    from formhunter.critics.trained import FormCritic
+
     return FormCritic(domain, models_dir, model=model)
 
 
 @register("critic", "heuristic")
 def _heuristic(domain: str) -> HeuristicCritic:
+    from formhunter.critics.trained import HeuristicCritic
+
     return HeuristicCritic(domain)
 
 
