@@ -66,6 +66,7 @@ class PageTopics:
         vocab: dict[str, int] = {}
         self._cols: list[np.ndarray] = []
         self._shared: list[bool] = []
+        seen: list[dict[str, int]] = []
         for d in self.domains_:
             vec = self.models[d].pipeline_.named_steps["tfidf"]
             shared = vec.analyzer is stem_terms
@@ -73,9 +74,17 @@ class PageTopics:
             if not shared:
                 self._cols.append(np.zeros(0, dtype=np.int64))
                 continue
+            # page classifiers fitted on the same pages have equal vocabularies: one dict
+            # object for all, so that a saved bundle holds (and loads) it once
+            same = next((v for v in seen if v == vec.vocabulary_), None)
+            if same is None:
+                seen.append(vec.vocabulary_)
+            else:
+                vec.vocabulary_ = same
             terms = sorted(vec.vocabulary_, key=vec.vocabulary_.__getitem__)
             self._cols.append(np.array([vocab.setdefault(t, len(vocab)) for t in terms]))
-        self._vocab = vocab
+        # the union is the vocabulary itself when they are all one (the same object again)
+        self._vocab = seen[0] if len(seen) == 1 and vocab == seen[0] else vocab
 
     def _counts(self, texts: Sequence[str]) -> sp.csr_matrix:
         vocab = self._vocab

@@ -49,6 +49,9 @@ __all__ = [
 ]
 
 PAGES_FILE = REPO_ROOT / "data" / "realforms" / "pages.jsonl.gz"
+#: the context model reads the page classifiers trained on the real pages too (the
+#: ``real`` page classifier, which is the crawl's ``default``; False: the packs' only)
+REAL_PAGES = True
 
 
 def context_files() -> list[Path]:
@@ -59,11 +62,14 @@ def context_files() -> list[Path]:
     return [*([PAGES_FILE] if PAGES_FILE.is_file() else []), *corpus_files()]
 
 
-def page_topics(domains: list[str], models_dir: Path | str | None = None) -> PageTopics:
-    """The page classifiers (``page_classifiers.page_classifier_for(d, "svm")``) of ``domains``."""
+def page_topics(domains: list[str], models_dir: Path | str | None = None,
+                real: bool = REAL_PAGES) -> PageTopics:  # fmt: skip
+    """The page classifiers (``page_classifiers.page_classifier_for(d, "svm", real=real)``)
+    of ``domains``."""
     from formhunter.page_classifiers import page_classifier_for
 
-    return PageTopics({d: page_classifier_for(d, "svm", models_dir).estimator for d in domains})
+    return PageTopics({d: page_classifier_for(d, "svm", models_dir, real=real).estimator
+                       for d in domains})  # fmt: skip
 
 
 def _whole_pages(path: Path = PAGES_FILE) -> dict[str, dict[str, str]]:
@@ -109,32 +115,50 @@ def _oof_proba(real: pd.DataFrame, curated: pd.DataFrame, model: DomainFormClass
     return out
 
 
-def _oof_topics(real: pd.DataFrame, texts: list[str], domains: list[str],
-                folds: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:  # fmt: skip
-    """Page topic scores of each fold's pages from page classifiers trained without the
-    fold's sites (``page_corpus`` minus them): a real form's page may itself be one of the
-    page classifiers' training pages."""
-    from classifiers.page_classifier import PageTopicClassifier, page_corpus
+def _page_training(domains: list[str], real: bool) -> dict[str, pd.DataFrame]:
+    """Per domain what its page classifier is trained on (``train_page_classifier``): the
+    packs' pages (``page_corpus``) and, with ``real``, the real pages outside the frozen
+    split (columns text, label 0/1, site)."""
+    from classifiers.page_classifier import page_corpus, real_pages
 
-    corpora = {d: page_corpus(d) for d in domains}
+    dev = real_pages()
+    dev = dev[~dev["frozen"]] if real else dev.iloc[:0]
+    out = {}
+    for d in domains:
+        c = page_corpus(d)[["text", "label", "site"]]
+        r = pd.DataFrame({"text": dev["text"], "label": (dev["label"] == d).astype(np.int64),
+                          "site": dev["site"]})  # fmt: skip
+        out[d] = pd.concat([c, r], ignore_index=True)
+    return out
+
+
+def _oof_topics(real: pd.DataFrame, texts: list[str], domains: list[str],
+                folds: list[tuple[np.ndarray, np.ndarray]],
+                real_pages: bool = REAL_PAGES) -> np.ndarray:  # fmt: skip
+    """Page topic scores of each fold's pages from page classifiers trained as the shipped
+    ones are (``_page_training``) without the fold's sites: a real form's page may itself
+    be one of the page classifiers' training pages."""
+    from classifiers.page_classifier import CRAWL_PARAMS, PageTopicClassifier
+
+    corpora = _page_training(domains, real_pages)
     out = np.zeros((len(real), len(domains)))
     for _, test in folds:
         held = set(real["site"].iloc[test])
         models = {}
         for d, c in corpora.items():
             c = c[~c["site"].isin(held)]
-            models[d] = PageTopicClassifier(model="svm", random_state=0).fit(
-                c["text"].tolist(), c["label"].to_numpy())
+            models[d] = PageTopicClassifier(**CRAWL_PARAMS).fit(
+                c["text"].tolist(), c["label"].to_numpy(dtype=np.int64))
         out[test] = PageTopics(models).scores([texts[i] for i in test])
     return out
 
 
 def context_inputs(
     real: pd.DataFrame, curated: pd.DataFrame, domain_params: dict[str, Any],
-    domains: list[str], n_splits: int = 5,
+    domains: list[str], n_splits: int = 5, real_pages: bool = REAL_PAGES,
 ) -> dict[str, Any]:  # fmt: skip
     """Out-of-fold form probabilities and page topics, lexicon scores, keyword boxes,
-    folds and classes of the real forms ``real``."""
+    folds and classes of the real forms ``real`` (``real_pages``: ``_page_training``)."""
     classes = sorted(set(real["label"]) | set(curated["label"]))
     groups = real["site"].to_numpy()
     folds = list(GroupKFold(n_splits=min(n_splits, len(set(groups)))).split(real, groups=groups))
@@ -143,7 +167,7 @@ def context_inputs(
     return {
         "lexicon": lexicon_scores([lexicon_text(x) for x in samples(real)], domains),
         "topic_domains": domains, "classes": classes, "folds": folds, "form_proba": proba,
-        "topics": _oof_topics(real, texts, domains, folds),
+        "topics": _oof_topics(real, texts, domains, folds, real_pages),
         "box": np.array([keyword_box(f) for f in real["form"]]),
         "y": real["label"].to_numpy(dtype=object).astype(str), "whole_pages": whole,
     }  # fmt: skip
@@ -166,6 +190,7 @@ def features(inputs: dict[str, Any], *, page: bool = True, lexicon: bool = True)
 def evaluate_context(
     real: pd.DataFrame, curated: pd.DataFrame, domain_params: dict[str, Any], *,
     C: float = 1.0, n_splits: int = 5, frozen: pd.DataFrame | None = None,
+    real_pages: bool = REAL_PAGES,
 ) -> tuple[dict[str, Any], dict[str, Any]]:  # fmt: skip
     """The critic's domain decision measured: (report, inputs).
 
@@ -178,7 +203,7 @@ def evaluate_context(
     """
     real = real.reset_index(drop=True)
     domains = sorted((set(real["label"]) | set(curated["label"])) - {"other"})
-    inputs = context_inputs(real, curated, domain_params, domains, n_splits)
+    inputs = context_inputs(real, curated, domain_params, domains, n_splits, real_pages)
     classes, y = inputs["classes"], inputs["y"]
     X = features(inputs)
     model = DomainContextModel(classes=classes, C=C)
@@ -204,7 +229,7 @@ def evaluate_context(
         for j, c in enumerate(dom.classes_):
             proba[:, classes.index(str(c))] = p[:, j]
         texts, _ = record_page_texts(rows)
-        topics = page_topics(domains).scores(texts)
+        topics = page_topics(domains, real=real_pages).scores(texts)
         lex = lexicon_scores([lexicon_text(x) for x in samples(rows)], domains)
         box = np.array([keyword_box(f) for f in rows["form"]])
         model.fit(X, y)
@@ -252,6 +277,7 @@ def train_context_model(
     if out is not None:
         save_model(bundle, out, kind="context",
                    data_hash=data_hash([*files, *context_files()]),
-                   params={"C": C, "page_model": "svm", "topic_domains": topics.domains_},
+                   params={"C": C, "page_model": "svm-real" if REAL_PAGES else "svm",
+                           "topic_domains": topics.domains_},
                    metrics=metrics)  # fmt: skip
     return bundle, metrics
