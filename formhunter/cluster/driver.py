@@ -38,7 +38,7 @@ import ray
 from ray.exceptions import RayActorError, RayError
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-from formhunter.catalogue import Catalogue
+from formhunter.catalogue import Catalogue, now
 from formhunter.cluster.shard import (
     RoutedLink,
     ShardCatalogue,
@@ -354,9 +354,28 @@ class ClusterCrawl:
                 return self._run(n)
             except RayError as exc:  # the writer or the learner died: a clean end
                 raise self._died(exc) from None
+            except KeyboardInterrupt:  # a signal outside the loop (start-up): mark the run
+                self._mark_interrupted()
+                raise
         finally:
             if own:
                 stop_ray()
+
+    def _mark_interrupted(self) -> None:
+        """Mark this crawl's run interrupted when a stop came outside the loop (the writer
+        had opened it, the loop had not begun): --resume continues it. The writer is
+        killed by then; its lock may outlive it a moment."""
+        for _ in range(50):
+            try:
+                with Catalogue(self.settings.crawl.db) as cat:
+                    run = cat.run(self.run_id) if self.run_id else cat.run()
+                    if run is not None and run.status == "running":
+                        cat.update_run(run.run_id, status="interrupted",
+                                       end_reason="interrupted", finished_at=now())
+                        cat.commit()
+                return
+            except (FormhunterError, OSError):
+                time.sleep(0.1)
 
     def _died(self, exc: RayError, what: str = "an actor of the crawl died") -> FormhunterError:
         """The one-line error of a crawl whose writer, learner or shards died: the run is

@@ -285,6 +285,32 @@ def test_a_cluster_resume_queues_the_stored_seeds_again(
     _check_catalogue(db, 40)
 
 
+def test_a_signal_outside_the_cluster_loop_marks_the_run_interrupted(
+        cluster: None, simweb_proxy: ProxyHandle, tmp_path: Path) -> None:  # fmt: skip
+    """Issue 29 (found by scripts/kill_soak.py --workers 2: SIGINT to a resuming driver,
+    exit 130, run left 'running'): a stop signal while the run is open but the loop has
+    not begun (the CLI turns it into KeyboardInterrupt) marks the run interrupted, and
+    --resume finishes it."""
+    db = tmp_path / "k.duckdb"
+    first = ClusterCrawl(_settings(simweb_proxy, db, strategy="bfs", max_pages=40), workers=2,
+                         seeds=simweb_proxy.web.seeds(DOMAIN, 5))  # fmt: skip
+
+    def interrupt(event: str, crawl: ClusterCrawl) -> None:
+        if event == "start":
+            raise KeyboardInterrupt
+
+    first.listen(interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        first.run()
+    with Catalogue(db, read_only=True) as cat:
+        run = cat.run()
+        assert run is not None and run.status == "interrupted", run
+    again = ClusterCrawl(_settings(simweb_proxy, db, strategy="bfs", max_pages=40), workers=2,
+                         resume=True)  # fmt: skip
+    assert again.run().stats.pages == 40
+    _check_catalogue(db, 40)
+
+
 @pytest.mark.parametrize("actor", ["writer", pytest.param("learner", marks=pytest.mark.slow)])
 def test_a_dead_writer_or_learner_is_a_one_line_error_and_resume_works(
         cluster: None, simweb_proxy: ProxyHandle, tmp_path: Path, actor: str) -> None:  # fmt: skip
