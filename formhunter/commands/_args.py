@@ -39,4 +39,3 @@ def number(text: str) -> float:
     if not math.isfinite(value) or not 0 <= value <= MAX_FLOAT:
         raise argparse.ArgumentTypeError(f"{text!r} is out of range (0 to {MAX_FLOAT:g})")
     return value
-

@@ -38,7 +38,7 @@ def test_judge_refuses_devices_and_fifos_without_hanging(tmp_path: Path) -> None
     ok.write_text(f"<html><body>{FORM}</body></html>")
     proc = subprocess.run([sys.executable, "-m", "formhunter.cli", "judge", str(zero), str(fifo),
                            str(ok), "--critic", "heuristic", "--jobs", "1"],
-                          capture_output=True, timeout=120, check=False)  # fmt: skip
+                          capture_output=True, timeout=300, check=False)  # fmt: skip
     assert proc.returncode == 1, proc.stderr.decode()[-2000:]
     rows = [json.loads(line) for line in proc.stdout.decode().splitlines()]
     errors = {Path(r["file"]).name: r["error"] for r in rows if "error" in r}
@@ -60,7 +60,7 @@ def test_judge_caps_a_huge_page_without_reading_it(tmp_path: Path) -> None:
         "sys.exit(rc)\n"
     )
     proc = subprocess.run([sys.executable, "-c", code, "judge", str(big), "--critic",
-                           "heuristic"], capture_output=True, timeout=120, check=False)  # fmt: skip
+                           "heuristic"], capture_output=True, timeout=300, check=False)  # fmt: skip
     assert proc.returncode == 1
     row = json.loads(proc.stdout.decode().splitlines()[0])
     assert "more than the" in row["error"], row
