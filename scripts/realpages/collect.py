@@ -95,6 +95,10 @@ SOURCES: dict[str, Source] = {
     "mp3streamer": _repo("GalLalouche/Mp3Streamer", "5f7be647107efb8456f9d11ee426e9d0b52d1b94",
                          "none stated"),
     "beets": _repo("beetbox/beets", "07f39c5204997a356fd98b7e88ba9b185efb2e66", "MIT"),
+    # an older commit: its lyrics test resources are saved pages of ~20 lyrics sites
+    "beets-2016": _repo("beetbox/beets", "0a1e3dd25f6157429e7daf339a03b9e205f1e566", "MIT"),
+    "odeon-uk": _repo("andycroll/odeon_uk", "2f0ee4a835cf7b8c09ee3c8e54971feda51174ac",
+                      "MIT (LICENSE.txt at that commit)"),
     "opacclient": _repo("opacapp/opacclient", "8aa4a726508a174e177e1a38b94978d3e24f9e0c", "MIT"),
     "goodreads-scraper": _repo("YashTotale/goodreads-user-scraper",
                                "b355c9242c94e7d8ff5e93a10c90b13253d3a510", "MIT"),
