@@ -20,7 +20,8 @@ forms taught, and keeps the model from fitting one domain's sites. "other" has i
 own indicator features (the page's best topic score pulls a box away from "other").
 
 ``PageTopics`` scores many pages for many domains with one tokenization per page:
-the page classifiers share their analyzer (``classifiers.text.stem_terms``), so a
+the page classifiers share their analyzer (``classifiers.text.stem_terms`` or
+``classifiers.lexicon.concept_terms``), so a
 page's terms are counted once over the union of their vocabularies and each model
 takes its columns (the same floats as each model's ``topic_probability``).
 """
@@ -37,6 +38,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import normalize
 from sklearn.utils.validation import check_is_fitted
 
+from classifiers.lexicon import concept_terms
 from classifiers.text import stem_terms
 
 __all__ = [
@@ -51,6 +53,8 @@ CONTEXT_FEATURES = (
     "is_other", "other_max_topic", "other_box", "other_box_max_topic", "other_max_lexicon",
 )  # fmt: skip
 _EPS = 1e-4
+#: analyzers (module-level functions of a text) whose terms ``PageTopics`` can share
+SHARED_ANALYZERS = (stem_terms, concept_terms)
 
 
 class PageTopics:
@@ -60,6 +64,9 @@ class PageTopics:
     ``scores(texts)`` -> array (n pages, len(domains_)), texts as ``page_text`` gives.
     """
 
+    #: a bundle saved before the analyzer was kept shares ``stem_terms`` (the only one then)
+    _analyzer: Any = staticmethod(stem_terms)
+
     def __init__(self, models: Mapping[str, Any]) -> None:
         self.models = dict(models)
         self.domains_ = sorted(self.models)
@@ -67,9 +74,12 @@ class PageTopics:
         self._cols: list[np.ndarray] = []
         self._shared: list[bool] = []
         seen: list[dict[str, int]] = []
+        analyzer: Any = None
         for d in self.domains_:
             vec = self.models[d].pipeline_.named_steps["tfidf"]
-            shared = vec.analyzer is stem_terms
+            if analyzer is None and vec.analyzer in SHARED_ANALYZERS:
+                analyzer = vec.analyzer
+            shared = analyzer is not None and vec.analyzer is analyzer
             self._shared.append(shared)
             if not shared:
                 self._cols.append(np.zeros(0, dtype=np.int64))
@@ -85,6 +95,8 @@ class PageTopics:
             self._cols.append(np.array([vocab.setdefault(t, len(vocab)) for t in terms]))
         # the union is the vocabulary itself when they are all one (the same object again)
         self._vocab = seen[0] if len(seen) == 1 and vocab == seen[0] else vocab
+        #: the one analyzer whose terms are counted once for every model that uses it
+        self._analyzer = analyzer or stem_terms
 
     def _counts(self, texts: Sequence[str]) -> sp.csr_matrix:
         vocab = self._vocab
@@ -93,7 +105,7 @@ class PageTopics:
         data: list[int] = []
         for text in texts:
             row: dict[int, int] = {}
-            for t in stem_terms(text):
+            for t in self._analyzer(text):
                 j = vocab.get(t)
                 if j is not None:
                     row[j] = row.get(j, 0) + 1

@@ -12,7 +12,10 @@ a word (so inflections such as "knihy", "böcker", "автомобили" match 
 word of an unspaced script (Chinese, Japanese, Thai) anywhere.
 
 ``classifiers.context`` reads it as one feature per candidate class, beside the domain
-model's probability and the page's topic score.
+model's probability and the page's topic score. ``concept_terms`` gives the page
+classifier the same evidence as words: a page's stems plus one concept token
+("_lex_<domain>") per lexicon entry its start holds, so that "knihy", "böcker" and
+"books" share a feature the English training pages teach.
 """
 
 from __future__ import annotations
@@ -23,7 +26,9 @@ from functools import cache
 
 import numpy as np
 
-__all__ = ["LEXICON", "lexicon_hits", "lexicon_scores"]
+from classifiers.text import stem_terms
+
+__all__ = ["CONCEPT_CHARS", "LEXICON", "concept_terms", "lexicon_hits", "lexicon_scores"]
 
 #: domain -> concept words (lower case); stems where a language inflects
 LEXICON: Mapping[str, tuple[str, ...]] = {
@@ -145,4 +150,19 @@ def lexicon_scores(texts: Sequence[str], domains: Sequence[str]) -> np.ndarray:
         hits = lexicon_hits(t)
         for j, d in enumerate(domains):
             out[i, j] = 1.0 - 0.5 ** hits.get(d, 0)
+    return out
+
+
+#: characters of a text (from its start: a page's title and first lines) ``concept_terms``
+#: looks for lexicon entries in
+CONCEPT_CHARS = 5_000
+
+
+def concept_terms(text: str) -> list[str]:
+    """``stem_terms(text)`` followed by "_lex_<domain>" once per distinct lexicon entry of
+    that domain in the first ``CONCEPT_CHARS`` characters (the tokenizer never makes a
+    word with "_", so a concept token is never a word)."""
+    out = stem_terms(text)
+    for domain, n in lexicon_hits(text[:CONCEPT_CHARS]).items():
+        out.extend([f"_lex_{domain}"] * n)
     return out

@@ -365,12 +365,16 @@ def pin_baseline(
     path: Path | str | None = None,
     per_label: dict[str, float] | None = None,
     label_floor: float = 0.75,
+    per_label_metrics: dict[str, dict[str, float]] | None = None,
 ) -> dict[str, Any]:
     """Record the measured value and data hash for ``kind``; set the floor if given.
 
     A floor below the pinned one needs ``allow_lower`` (the explicit flag);
     a measured value below the floor is refused. ``per_label`` (label -> measured
-    F1, the domain model's) pins a floor per label too (``per_label_floors``).
+    F1, the domain model's) pins a floor per label too (``per_label_floors``);
+    ``per_label_metrics`` (label -> {metric: measured}, e.g. the page classifier's
+    precision and recall) pins one per label and metric the same way, kept under
+    ``per_label[label][metric]``.
     """
     p = Path(path) if path is not None else BASELINES
     data = read_baselines(p)
@@ -387,7 +391,13 @@ def pin_baseline(
         raise ModelError(f"{kind} {metric} {measured:.4f} is below the floor {new_floor}")
     entry.update(metric=metric, floor=new_floor, measured=round(measured, 4), data_hash=data_hash)
     if per_label is not None:
-        entry["per_label"] = per_label_floors(per_label, label_floor, entry.get("per_label", {}))
+        old_labels = entry.get("per_label", {})
+        entry["per_label"] = per_label_floors(per_label, label_floor, old_labels)
+        for label, values in sorted((per_label_metrics or {}).items()):
+            for name, value in sorted(values.items()):
+                prev = {label: old_labels.get(label, {}).get(name, {})}
+                got = per_label_floors({label: value}, label_floor, prev)[label]
+                entry["per_label"].setdefault(label, {})[name] = got
     data[kind] = entry
     p.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return entry

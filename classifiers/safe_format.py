@@ -68,6 +68,7 @@ TRUSTED: frozenset[str] = frozenset({
     "classifiers.q_network.QNetwork",
     "classifiers.searchable.SearchableFormClassifier",
     "classifiers.searchable._log1p",
+    "classifiers.lexicon.concept_terms",
     "classifiers.text._Terms",
     "classifiers.text.stem_terms",
     "classifiers.url_scorer.ConservativeURLScorer",

@@ -26,6 +26,8 @@ from typing import Any
 
 from formhunter.commands._args import count, number
 
+#: the page classifier's per-domain figures pinned beside its F1
+PAGE_PR = ("precision", "recall")
 
 def _print_confusion(labels: list[str], cm: list[list[int]]) -> None:
     width = max(8, *(len(x) for x in labels)) + 1
@@ -41,8 +43,10 @@ def _report(kind: str, report: dict[str, Any]) -> None:
               f"{report['n_sites']} sites; off-topic pages called on topic by some domain: "
               f"{report['offtopic_fp_rate']:.4f}")  # fmt: skip
         for label, m in report["per_label"].items():
+            out = (" (one site: not in the macro mean)"
+                   if label in report.get("macro_left_out", ()) else "")  # fmt: skip
             print(f"  {label:<12} P={m['precision']:.4f} R={m['recall']:.4f} "
-                  f"F1={m['f1']:.4f} n={m['n_pos']}")  # fmt: skip
+                  f"F1={m['f1']:.4f} n={m['n_pos']} sites={m.get('n_sites', '?')}{out}")
         return
     if kind == "searchable":
         print(f"search class: precision={report['precision']:.4f} "
@@ -122,13 +126,18 @@ def run(args: argparse.Namespace) -> int:
         base = baselines.get(kind, {})
         floor = base.get("floor")
         per_label = (
-            {k: v["f1"] for k, v in report["per_label"].items() if v.get("support", 1)}
+            {k: v["f1"] for k, v in report["per_label"].items()
+             if v.get("support", 1) and k not in report.get("macro_left_out", ())}
             if kind in ("domain", "page") else None
         )  # fmt: skip
+        # the page classifier: precision and recall per domain too (issue 24)
+        pr = ({k: {m: v[m] for m in PAGE_PR} for k, v in report["per_label"].items()
+               if k in (per_label or {})} if kind == "page" else {})  # fmt: skip
         if args.pin:
             entry = pin_baseline(
                 kind, metric=metric, measured=value, data_hash=data_hash,
                 floor=args.floor, allow_lower=args.allow_lower_floor, per_label=per_label,
+                per_label_metrics=pr or None,
             )  # fmt: skip
             print(f"pinned {kind}: {entry}")
         elif floor is not None and value < float(floor):
@@ -141,6 +150,11 @@ def run(args: argparse.Namespace) -> int:
             if got < float(pinned["floor"]):
                 print(f"FAIL: {kind} F1 of {label} {got:.4f} is below its floor {pinned['floor']}")
                 status = 1
+            for m in PAGE_PR:
+                if m in pinned and pr.get(label, {}).get(m, 0.0) < float(pinned[m]["floor"]):
+                    print(f"FAIL: {kind} {m} of {label} {pr.get(label, {}).get(m, 0.0):.4f} "
+                          f"is below its floor {pinned[m]['floor']}")  # fmt: skip
+                    status = 1
     return status
 
 

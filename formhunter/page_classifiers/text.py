@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from classifiers.context import SHARED_ANALYZERS
 from classifiers.fast_inference import Checked, compile_proba
 from classifiers.page_classifier import (
     PageTopicClassifier,
@@ -25,7 +26,6 @@ from classifiers.page_classifier import (
     page_text,
     train_page_classifier,
 )
-from classifiers.text import stem_terms
 from formhunter.exceptions import NotConfigured, UsageError
 from formhunter.model import Page
 
@@ -88,20 +88,24 @@ def page_classifier_for(domain: str, model: str = "nb", models_dir: str | Path |
 
 class DomainPageScores:
     """Pr(on topic) of many pages for several domains at once: each page's words are
-    stemmed once (``stem_terms``) and counted against every domain's vocabulary, not
-    once per domain. The first call checks the result against each classifier's own
-    ``page_scores`` bit for bit and keeps the shared path only if they agree (else it
-    logs a warning and scores domain by domain from then on).
+    stemmed once (the classifiers' shared analyzer, ``classifiers.context.SHARED_ANALYZERS``)
+    and counted against every domain's vocabulary, not once per domain. The first call
+    checks the result against each classifier's own ``page_scores`` bit for bit and keeps
+    the shared path only if they agree (else it logs a warning and scores domain by
+    domain from then on).
     """
 
     def __init__(self, classifiers: dict[str, TextPageClassifier]) -> None:
         self.classifiers = classifiers
         self._parts: dict[str, tuple[Any, ...]] | None = {}
+        self._analyzer: Any = None
         for domain, clf in classifiers.items():
             part = _shared_part(clf)
-            if part is None:
+            analyzer = clf.estimator.pipeline_.named_steps["tfidf"].analyzer
+            if part is None or self._analyzer not in (None, analyzer):
                 self._parts = None
                 break
+            self._analyzer = analyzer
             self._parts[domain] = part
         self._checked = False
 
@@ -109,7 +113,7 @@ class DomainPageScores:
         """domain -> Pr(on topic) per page."""
         if not pages or self._parts is None:
             return {d: c.page_scores(pages) for d, c in self.classifiers.items()}
-        terms = [stem_terms(page_text(p)) for p in pages]
+        terms = [self._analyzer(page_text(p)) for p in pages]
         out = {d: [float(x) for x in _score(part, terms)] for d, part in self._parts.items()}
         if not self._checked:
             slow = {d: c.page_scores(pages) for d, c in self.classifiers.items()}
@@ -129,7 +133,8 @@ def _shared_part(clf: TextPageClassifier) -> tuple[Any, ...] | None:
 
     pipe = clf.estimator.pipeline_
     vec = pipe.named_steps.get("tfidf")
-    if not isinstance(vec, TfidfVectorizer) or vec.analyzer is not stem_terms or vec.binary:
+    if (not isinstance(vec, TfidfVectorizer) or vec.analyzer not in SHARED_ANALYZERS
+            or vec.binary):
         return None
     final = pipe.steps[-1][1]
     proba = compile_proba(final) or final.predict_proba

@@ -41,8 +41,16 @@ def test_quality_floor(kind: str) -> None:
     for label, pinned in entry.get("per_label", {}).items():
         got = report["per_label"].get(label, {}).get("f1", 0.0)
         assert got >= pinned["floor"], f"{kind} F1 of {label} {got:.4f} < {pinned['floor']}"
+        for metric in ("precision", "recall"):  # the page classifier's (issue 24)
+            if metric in pinned:
+                got = report["per_label"][label][metric]
+                assert got >= pinned[metric]["floor"], (
+                    f"{kind} {metric} of {label} {got:.4f} < {pinned[metric]['floor']}")
     if kind in ("domain", "page"):
         assert entry.get("per_label"), f"the {kind} gate pins a floor per domain"
+    if kind == "page":
+        assert all({"precision", "recall"} <= set(v) for v in entry["per_label"].values()), (
+            "the page gate pins precision and recall floors per domain")
 
 
 def test_lowering_a_floor_needs_the_flag(tmp_path: Path) -> None:
@@ -61,3 +69,11 @@ def test_lowering_a_floor_needs_the_flag(tmp_path: Path) -> None:
                          per_label={"book": 0.91, "auto": 0.634}, path=path)  # fmt: skip
     assert entry["per_label"] == {"auto": {"floor": 0.63, "measured": 0.634},
                                   "book": {"floor": 0.75, "measured": 0.91}}  # fmt: skip
+    # per label and metric (the page classifier's precision and recall), the same rule
+    entry = pin_baseline("page", metric="macro_f1", measured=0.85, data_hash="z", floor=0.8,
+                         per_label={"book": 0.6},
+                         per_label_metrics={"book": {"precision": 1.0, "recall": 0.368}},
+                         path=path)  # fmt: skip
+    assert entry["per_label"] == {"book": {"floor": 0.6, "measured": 0.6,
+                                           "precision": {"floor": 0.75, "measured": 1.0},
+                                           "recall": {"floor": 0.36, "measured": 0.368}}}
