@@ -236,6 +236,12 @@ class FrontierSettings:
     link scorer puts on a path level, near a form, is queued at once, and every
     re-rank re-scores the reserve too (ACHE's delayed benefit); the rest wait
     until the reserve is opened.
+    ``requeue_failed``: a link whose fetch failed for a transient reason (timeout,
+    connection error or reset, a 5xx other than 501, 429: ``policy.TRANSIENT``) goes
+    back into the frontier at its level, queued, up to so many times, instead of being
+    marked failed; an attempt that failed so is not a page of the budget (0: off).
+    Issue 25: under load a crawl lost 5-7% of its fetches to timeouts and with them
+    the forms behind them, so the result followed the machine's load.
     """
 
     levels: int = 3
@@ -253,8 +259,11 @@ class FrontierSettings:
     # of 5,000 pages on music (webs 21-24) before the frontier ever ran dry; with it on,
     # [stopping] extend_pages changed nothing there (22 and 16 forms on webs 21 and 23).
     reserve_by_level: bool = False
+    requeue_failed: int = 2
 
     def __post_init__(self) -> None:
+        if self.requeue_failed < 0:
+            raise ConfigError("frontier: requeue_failed must not be negative (0: off)")
         for name in ("levels", "refill_per_level", "rerank_batch", "max_url_length",
                      "max_repeated_segments", "max_links_per_page"):
             if getattr(self, name) < 1:

@@ -3,7 +3,9 @@
 ``Pipeline.process(batch)`` takes the pages whose fetch completed together and
 runs, stage by stage over the batch:
 
-4. parse (``formhunter.parse.parse_page``; skipped for pages parsed in the fetch task),
+4. parse (``formhunter.parse.parse_page``; skipped for pages parsed in the fetch task);
+   a fetch that failed for a transient reason is no page: the crawl policy may put its
+   link back into the frontier (``CrawlPolicy.requeue``),
 5. classify (``PageClassifier.page_scores``: one call per batch),
 6. judge the forms new to their site (``FormCritic.judge_many``: one call per batch),
 7. record each page in fetch order (``Catalogue.add_page``/``add_form``, the crawl
@@ -371,6 +373,8 @@ class Pipeline:
                 self.frontier.done(entry, "skipped", result.error, now)
                 st.skipped[result.error] += 1
                 continue
+            if result.error and self.policy.requeue(entry, result.error, result.status, now):
+                continue  # a transient failure: the link is queued again, no page counted
             st.pages += 1
             st.session_pages += 1
             it = _Item(entry, result, PageResult(entry.url, st.pages, result.error))

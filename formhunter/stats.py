@@ -13,7 +13,7 @@ Clock = tuple[float, float]
 #: the integer counters of ``CrawlStats`` (saved, restored and merged alike)
 COUNTERS = ("pages", "parsed", "on_topic", "forms", "searchable", "relevant", "links_new",
             "links_not_followed", "links_reserved", "reserve_opened", "links_near_form",
-            "sites_extended", "learning_iterations", "reranks")  # fmt: skip
+            "sites_extended", "learning_iterations", "reranks", "requeued")  # fmt: skip
 
 
 @dataclass
@@ -32,6 +32,7 @@ class CrawlStats:
     reserve_opened: int = 0  # times the reserve was opened (nothing else was queued)
     links_near_form: int = 0  # links of off-topic pages queued: the scorer put them near a form
     sites_extended: int = 0  # times the page limit grew (``[stopping] extend_pages``)
+    requeued: int = 0  # fetches that failed for a transient reason, their link queued again
     errors: Counter[str] = field(default_factory=Counter)
     skipped: Counter[str] = field(default_factory=Counter)
     faults: Counter[str] = field(default_factory=Counter)
@@ -80,6 +81,7 @@ class CrawlStats:
             "links_new": self.links_new, "links_not_followed": self.links_not_followed,
             "links_reserved": self.links_reserved, "reserve_opened": self.reserve_opened,
             "links_near_form": self.links_near_form, "sites_extended": self.sites_extended,
+            "requeued": self.requeued,
             "errors": dict(self.errors), "skipped": dict(self.skipped),
             "faults": dict(self.faults), "stage": {k: round(v, 4) for k, v in self.stage.items()},
             "stage_cpu": {k: round(v, 4) for k, v in self.stage_cpu.items()},

@@ -16,6 +16,10 @@ settings, what to do:
 - ``exhausted()``: nothing queued, nothing in flight, nothing in reserve;
 - ``page(site, new_searchable, new_relevant)``: one page of ``site`` counted in the
   ``SiteBudget``, whose site rules close it;
+- ``requeue(entry, error, status, now)``: a fetch that failed for a transient reason
+  (``transient``) puts its link back into the frontier, at most ``[frontier]
+  requeue_failed`` times per link (counted in memory: a resumed run may try a link
+  that many times again), instead of marking it failed;
 - ``stop_reason()``: a reason to stop the run now ("" = go on);
 - ``end_reason()``: why a run whose frontier is exhausted ended.
 
@@ -409,6 +413,21 @@ def first_reason(rules: Sequence[StopRule | EndRule], stats: CrawlStats) -> str:
     return ""
 
 
+# -- transient fetch failures -------------------------------------------------------
+
+#: Fetch error kinds (``formhunter.fetch.http``) that say nothing about the URL: the
+#: network, the server or this machine was busy. HTTP statuses: see ``transient``.
+TRANSIENT = frozenset({"timeout", "connect", "disconnected", "payload", "proxy"})
+
+
+def transient(error: str, status: int) -> bool:
+    """Whether a fetch that failed with ``error`` (HTTP ``status``, 0 if none) may
+    succeed later: a ``TRANSIENT`` kind, 429, or a 5xx other than 501."""
+    if error in TRANSIENT:
+        return True
+    return bool(error) and (status == 429 or (500 <= status < 600 and status != 501))
+
+
 # -- the policy --------------------------------------------------------------------
 
 
@@ -458,6 +477,7 @@ class CrawlPolicy:
         self.stats = stats
         self.scorer = scorer
         self.rules = rules if rules is not None else Rules.build(settings, strategy, budget)
+        self.tries: Counter[int] = Counter()  # lid -> times requeued (``requeue``)
 
     # -- a page's links ------------------------------------------------------------
 
@@ -519,6 +539,19 @@ class CrawlPolicy:
         for i in np.flatnonzero(near & np.asarray(reserve)).tolist():
             reserve[i] = False
             self.stats.links_near_form += 1
+
+    def requeue(self, entry: Entry, error: str, status: int, now: float) -> bool:
+        """The fetch of ``entry`` failed with ``error``: if that is ``transient`` and the
+        link went back fewer than ``requeue_failed`` times, it goes back into the frontier
+        at its level (``CrawlFrontier.abandon``: queued, taken again) and True; else False
+        (the caller records the failure)."""
+        most = self.settings.frontier.requeue_failed
+        if not most or not transient(error, status) or self.tries[entry.lid] >= most:
+            return False
+        self.tries[entry.lid] += 1
+        self.frontier.abandon(entry, now)
+        self.stats.requeued += 1
+        return True
 
     # -- taking links ----------------------------------------------------------------
 
