@@ -236,6 +236,12 @@ class FrontierSettings:
     link scorer puts on a path level, near a form, is queued at once, and every
     re-rank re-scores the reserve too (ACHE's delayed benefit); the rest wait
     until the reserve is opened.
+    ``route_links_per_site``: on a site that looks on-domain (a page on topic, or a
+    relevant form found), links whose anchor, URL or nearby words name a search route
+    (search, find, advanced search, booking, reservation, catalogue, site map, in many
+    languages: ``policy.ROUTES``) go to the first level, ahead of the scorer's ranking,
+    at most so many per site (0: off); only for strategies with ``site_limits`` and the
+    levels frontier (not keyword best-first, bfs, random or tres).
     ``requeue_failed``: a link whose fetch failed for a transient reason (timeout,
     connection error or reset, a 5xx other than 501, 429: ``policy.TRANSIENT``) goes
     back into the frontier at its level, queued, up to so many times, instead of being
@@ -260,10 +266,12 @@ class FrontierSettings:
     # [stopping] extend_pages changed nothing there (22 and 16 forms on webs 21 and 23).
     reserve_by_level: bool = False
     requeue_failed: int = 2
+    route_links_per_site: int = 10
 
     def __post_init__(self) -> None:
-        if self.requeue_failed < 0:
-            raise ConfigError("frontier: requeue_failed must not be negative (0: off)")
+        if self.requeue_failed < 0 or self.route_links_per_site < 0:
+            raise ConfigError("frontier: requeue_failed and route_links_per_site must not be "
+                              "negative (0: off)")
         for name in ("levels", "refill_per_level", "rerank_batch", "max_url_length",
                      "max_repeated_segments", "max_links_per_page"):
             if getattr(self, name) < 1:
@@ -281,7 +289,11 @@ class StoppingSettings:
     directory wants every entry point of a site, e.g. one booking form per property),
     or ``max_relevant_forms_per_site`` relevant forms,
     or ``max_pages_without_form`` pages since its last new searchable form (or its
-    first page). 0 switches a criterion off.
+    first page), or ``exhausted_pages`` pages since its last new searchable form once it
+    gave a relevant one (it has no more to give; 0 switches a criterion off). A site that
+    holds a relevant form and found a new searchable form within its last
+    ``exhausted_pages`` pages is still giving: the page limit does not close it (one
+    booking form per property: issue 25, eight hotel sites held 7-23 each).
     ``extend_pages``: when nothing queued is left and the page limit closed sites whose
     links wait, every site's page limit grows by so many pages and those links are
     queued again, with the off-topic reserve: the link scorer ranks both (0: off). A
@@ -299,6 +311,10 @@ class StoppingSettings:
     # webs 21/22 102/99 -> 98/90 (extending before opening the reserve: 85/80). Benchmark
     # (webs 11-15, all eight domains) in docs/bench/issue17/final/.
     extend_pages: int = 100
+    # Issue 25: within-site routes go first (``[frontier] route_links_per_site``), so a
+    # site's search forms come early; a third of the 100-page site limit is the patience
+    # left for more once one relevant form was found (not tuned on any web).
+    exhausted_pages: int = 30
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):

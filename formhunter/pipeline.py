@@ -551,6 +551,7 @@ class Pipeline:
                   seq: int, links: _Outlinks) -> None:  # fmt: skip
         """Collect the page's new outlinks as the crawl policy says (follow, skip)."""
         st, store, policy = self.stats, self.store, self.policy
+        policy.saw(entry.site, on_topic)
         follow = policy.follow(entry.depth, on_topic, len(page.links))
         if follow is Follow.DROP:
             return
@@ -602,6 +603,8 @@ class Pipeline:
                 self.fault("scorer")
                 levels, scores = np.full(len(links.records), -1), np.full(len(links.records),
                                                                           math.nan)  # fmt: skip
+            levels, scores = self.policy.routes_first(links.records, levels, scores,
+                                                      links.reserve)  # fmt: skip
             if any(links.last):
                 levels, scores = self.policy.last(levels, scores, links.last)
             if any(links.reserve):

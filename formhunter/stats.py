@@ -13,7 +13,8 @@ Clock = tuple[float, float]
 #: the integer counters of ``CrawlStats`` (saved, restored and merged alike)
 COUNTERS = ("pages", "parsed", "on_topic", "forms", "searchable", "relevant", "links_new",
             "links_not_followed", "links_reserved", "reserve_opened", "links_near_form",
-            "sites_extended", "learning_iterations", "reranks", "requeued")  # fmt: skip
+            "sites_extended", "learning_iterations", "reranks", "requeued",
+            "route_links")  # fmt: skip
 
 
 @dataclass
@@ -33,6 +34,7 @@ class CrawlStats:
     links_near_form: int = 0  # links of off-topic pages queued: the scorer put them near a form
     sites_extended: int = 0  # times the page limit grew (``[stopping] extend_pages``)
     requeued: int = 0  # fetches that failed for a transient reason, their link queued again
+    route_links: int = 0  # new links moved first by the route policy (``policy.SiteRoutes``)
     errors: Counter[str] = field(default_factory=Counter)
     skipped: Counter[str] = field(default_factory=Counter)
     faults: Counter[str] = field(default_factory=Counter)
@@ -81,7 +83,7 @@ class CrawlStats:
             "links_new": self.links_new, "links_not_followed": self.links_not_followed,
             "links_reserved": self.links_reserved, "reserve_opened": self.reserve_opened,
             "links_near_form": self.links_near_form, "sites_extended": self.sites_extended,
-            "requeued": self.requeued,
+            "requeued": self.requeued, "route_links": self.route_links,
             "errors": dict(self.errors), "skipped": dict(self.skipped),
             "faults": dict(self.faults), "stage": {k: round(v, 4) for k, v in self.stage.items()},
             "stage_cpu": {k: round(v, 4) for k, v in self.stage_cpu.items()},

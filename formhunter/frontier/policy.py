@@ -16,6 +16,10 @@ settings, what to do:
 - ``exhausted()``: nothing queued, nothing in flight, nothing in reserve;
 - ``page(site, new_searchable, new_relevant)``: one page of ``site`` counted in the
   ``SiteBudget``, whose site rules close it;
+- ``saw(site, on_topic)`` / ``routes_first(...)``: the route policy within a site
+  (``SiteRoutes``, ``[frontier] route_links_per_site``): on a site that looks on-domain,
+  links naming a search route (``route_words``, many languages) go first, at scoring
+  and at every re-rank;
 - ``requeue(entry, error, status, now)``: a fetch that failed for a transient reason
   (``transient``) puts its link back into the frontier, at most ``[frontier]
   requeue_failed`` times per link (counted in memory: a resumed run may try a link
@@ -34,7 +38,8 @@ rule kind      method (answers "" / None to pass)         built-in rules, in ord
 =============  =========================================  ===========================
 ``SiteRule``   ``reason(site, budget) -> str``: close      ``PageLimit``, ``FormLimit``,
                the site (checked after each of its pages)  ``RelevantFormLimit``,
-                                                           ``NoFormLimit``
+                                                           ``NoFormLimit``,
+                                                           ``SiteExhausted``
 ``FollowRule`` ``decide(depth, on_topic) -> Follow|None``  ``FollowOnTopic`` or
                                                            ``OnTopicFirst`` (by
                                                            ``Strategy.follow``)
@@ -57,17 +62,21 @@ shards' merged counters; each shard's pipeline has its own ``CrawlPolicy``.
 from __future__ import annotations
 
 import enum
+import functools
 import logging
+import re
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+from urllib.parse import unquote
 
 import numpy as np
 
 from formhunter.config import FrontierSettings, Settings, StoppingSettings
-from formhunter.interfaces import CrawlFrontier, LinkScorer
+from formhunter.frontier.route_words import SEARCH_WORDS
+from formhunter.interfaces import CrawlFrontier, LinkRecord, LinkScorer
 from formhunter.model import Entry, Link
 from formhunter.stats import CrawlStats
 
@@ -95,11 +104,16 @@ class SiteRule(Protocol):
 
 
 class PageLimit:
-    """``max_pages_per_site`` pages (plus what ``SiteBudget.extend`` added)."""
+    """``max_pages_per_site`` pages (plus what ``SiteBudget.extend`` added), unless the
+    site is still giving: it holds a relevant form and found a new searchable form in its
+    last ``exhausted_pages`` pages (a directory wants every entry point of a site, e.g.
+    one booking form per property; ``SiteExhausted`` closes it once it stops giving)."""
 
     def reason(self, site: str, budget: SiteBudget) -> str:
         n = budget.settings.max_pages_per_site
-        return "site-pages" if n and budget.pages[site] >= n + budget.extra_pages else ""
+        if not n or budget.pages[site] < n + budget.extra_pages:
+            return ""
+        return "" if budget.giving(site) else "site-pages"
 
 
 class FormLimit:
@@ -127,9 +141,19 @@ class NoFormLimit:
         return "site-no-forms" if n and budget.since_form[site] >= n else ""
 
 
+class SiteExhausted:
+    """A site that gave a relevant form and then ``exhausted_pages`` pages without a new
+    searchable form has no more to give: its pages go to other sites."""
+
+    def reason(self, site: str, budget: SiteBudget) -> str:
+        n = budget.settings.exhausted_pages
+        return "site-exhausted" if n and budget.relevant[site] and \
+            budget.since_form[site] >= n else ""  # fmt: skip
+
+
 def site_rules(settings: StoppingSettings) -> list[SiteRule]:
     """ACHE's per-site stopping criteria, in the order their reasons are reported."""
-    return [PageLimit(), FormLimit(), RelevantFormLimit(), NoFormLimit()]
+    return [PageLimit(), FormLimit(), RelevantFormLimit(), NoFormLimit(), SiteExhausted()]
 
 
 @dataclass
@@ -193,6 +217,12 @@ class SiteBudget:
     def reason(self, site: str) -> str:
         """Why ``site`` is closed ("" if it is open)."""
         return self.closed.get(site, "")
+
+    def giving(self, site: str) -> bool:
+        """``site`` holds a relevant form and found a new searchable form within its last
+        ``exhausted_pages`` pages (never, with ``exhausted_pages`` 0)."""
+        n = self.settings.exhausted_pages
+        return bool(n and self.relevant[site] and self.since_form[site] < n)
 
 
 # -- follow rules ------------------------------------------------------------------
@@ -346,7 +376,7 @@ class OpenReserve:
             return Dry()
         try:
             n = policy.store.open_reserve()
-            policy.frontier.rerank(policy.scorer())
+            policy.frontier.rerank(policy.routed(policy.scorer()))
         except Exception:
             policy.fault("reserve")
             return Dry(ranked=True)  # no re-rank after a failed one
@@ -411,6 +441,154 @@ def first_reason(rules: Sequence[StopRule | EndRule], stats: CrawlStats) -> str:
         if why:
             return why
     return ""
+
+
+# -- routes inside a site -------------------------------------------------------------
+
+#: Words naming a route to a site's search beyond "search"/"find" (``route_words``):
+#: advanced search, booking and reservations, availability, catalogues, finders, site
+#: maps. Written by hand for formhunter (issue 25) from common dictionary words of
+#: English, German, French, Spanish, Italian, Portuguese, Dutch, Polish, Swedish,
+#: Danish, Norwegian, Czech, Russian, Japanese and Chinese, as lexicon.py's domain
+#: words were; no page of a simulated web, and no generator, was read to make it.
+EXTRA_ROUTE_WORDS: tuple[str, ...] = (
+    "search", "find", "finder", "advanced search", "booking", "book now", "reservation",
+    "reserve", "availability", "catalogue", "catalog", "sitemap", "site map", "lookup",
+    "erweiterte suche", "buchung", "buchen", "reservierung", "verfügbarkeit", "katalog",
+    "recherche avancée", "réserv", "disponibilit", "plan du site",
+    "búsqueda avanzada", "reserva", "catálogo", "mapa del sitio",
+    "ricerca avanzata", "prenota", "catalogo", "mappa del sito",
+    "pesquisa avançada", "busca avançada", "catálogo", "mapa do site",
+    "uitgebreid zoeken", "boeken", "reserver", "catalogus", "beschikbaarheid",
+    "wyszukiwanie zaawansowane", "rezerwac", "zarezerwuj", "dostępność", "mapa strony",
+    "bokning", "boka", "bestilling", "booking", "rezervac", "vyhledávání",
+    "расширенный поиск", "бронирован", "каталог", "карта сайта",
+    "詳細検索", "予約", "空室", "サイトマップ", "高级搜索", "高級搜尋", "预订", "預訂", "预约",
+    "目录", "網站地圖", "网站地图",
+)  # fmt: skip
+_UNSPACED = re.compile(r"[\u0e00-\u0e7f\u1000-\u109f\u1780-\u17ff\u3040-\u30ff"
+                       r"\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")  # fmt: skip
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+
+
+class RouteWords:
+    """Whether a text names a route to a search: a word of a spaced script matches at the
+    start of a word (whole words under 5 letters: "ara", "bul", "cari"), a word of an
+    unspaced script (Chinese, Japanese, Korean, Thai, ...) anywhere; in a URL (path and
+    query, camelCase split) a word of 6+ letters anywhere too ("flightsearch")."""
+
+    def __init__(self, words: Sequence[str]) -> None:
+        words = sorted({w.lower().strip() for w in words if w.strip()}, key=len, reverse=True)
+        unspaced = [w for w in words if _UNSPACED.search(w)]
+        short = [w for w in words if w not in unspaced and len(w) < 5]
+        long = [w for w in words if w not in unspaced and len(w) >= 5]
+
+        def alt(ws: Sequence[str]) -> str:
+            return "|".join(re.escape(w) for w in ws) or "(?!)"
+
+        self._text = re.compile(rf"(?<!\w)(?:{alt(long)})|(?<!\w)(?:{alt(short)})(?!\w)"
+                                rf"|{alt(unspaced)}")  # fmt: skip
+        # inside a longer word ("flightsearch"), not after "re" ("research")
+        self._inner = re.compile(rf"(?<!re)(?:{alt([w for w in long if len(w) >= 6])})")
+
+    def text(self, text: str) -> bool:
+        return bool(text) and self._text.search(text.lower()) is not None
+
+    def url(self, url: str) -> bool:
+        rest = url.split("//", 1)[-1]
+        cut = rest.find("/")
+        if cut < 0:
+            return False
+        words = _CAMEL.sub(" ", unquote(rest[cut:])).lower()
+        words = re.sub(r"[\W_]+", " ", words)
+        return self._text.search(words) is not None or self._inner.search(words) is not None
+
+
+@functools.cache
+def route_words() -> RouteWords:
+    """``SEARCH_WORDS`` of every language plus ``EXTRA_ROUTE_WORDS``."""
+    return RouteWords([*EXTRA_ROUTE_WORDS, *(w for ws in SEARCH_WORDS.values() for w in ws)])
+
+
+class SiteRoutes:
+    """The route policy within a site (``[frontier] route_links_per_site``): once a site
+    looks on-domain (``saw``: a page of it on topic; or a relevant form found), its links
+    whose anchor or URL name a search route (``route_words``) go to level 0 with a score
+    above any probability (1 + the scorer's), those whose nearby words do get 0.5 + it;
+    at most ``per_site`` links of a site as they are found (and as many per site at each
+    re-rank: ``scorer``), so that a site's search result pages cannot take the crawl."""
+
+    def __init__(self, per_site: int, budget: SiteBudget) -> None:
+        self.per_site = per_site
+        self.budget = budget
+        self.words = route_words()
+        self.on_domain: set[str] = set()
+        self.promoted: Counter[str] = Counter()
+
+    def routed(self, scorer: LinkScorer) -> LinkScorer:
+        """What the frontier is re-ranked with: ``scorer``, then the route policy."""
+        return self.routes.scorer(scorer) if self.routes is not None else scorer
+
+    def saw(self, site: str, on_topic: bool) -> None:
+        if on_topic:
+            self.on_domain.add(site)
+
+    def bonus(self, url: str, anchor: str, around: str) -> float:
+        """1.0 if the anchor or the URL names a route, 0.5 if only the nearby words do."""
+        if self.words.text(anchor) or self.words.url(url):
+            return 1.0
+        return 0.5 if self.words.text(around) else 0.0
+
+    def apply(self, rows: Sequence[tuple[str, str, str, str]], levels: np.ndarray,
+              scores: np.ndarray, counts: Counter[str],
+              moved: list[int] | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+        """(url, site, anchor, around) rows with the scorer's arrays: the route links of
+        on-domain sites moved first (``counts``: links promoted per site so far; their
+        indices appended to ``moved``)."""
+        lv = np.array(levels, dtype=np.int64)
+        sc = np.array(scores, dtype=np.float64)
+        relevant = self.budget.relevant
+        for i, (url, site, anchor, around) in enumerate(rows):
+            if counts[site] >= self.per_site or not (site in self.on_domain or relevant[site]):
+                continue
+            bonus = self.bonus(url, anchor, around)
+            if bonus:
+                counts[site] += 1
+                base = sc[i] if np.isfinite(sc[i]) else 0.0
+                lv[i], sc[i] = 0, bonus + min(max(base, 0.0), 1.0)
+                if moved is not None:
+                    moved.append(i)
+        return lv, sc
+
+    def links(self, records: Sequence[LinkRecord], levels: np.ndarray, scores: np.ndarray,
+              moved: list[int]) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+        """New links as they are found (counted in ``promoted`` for the run)."""
+        rows = [(r.url, r.site, r.anchor, r.around) for r in records]
+        return self.apply(rows, levels, scores, self.promoted, moved)
+
+    def scorer(self, scorer: LinkScorer) -> LinkScorer:
+        """``scorer`` with the routes applied: what the frontier is re-ranked with."""
+        return _RoutedScorer(scorer, self)
+
+
+class _RoutedScorer:
+    """A link scorer followed by ``SiteRoutes.apply`` (fresh per-site counts per call)."""
+
+    def __init__(self, scorer: LinkScorer, routes: SiteRoutes) -> None:
+        self.inner = scorer
+        self.routes = routes
+        self.n_levels = scorer.n_levels
+
+    def score(self, links: Sequence[LinkRecord]) -> tuple[np.ndarray, np.ndarray]:
+        lv, sc = self.inner.score(links)
+        rows = [(r.url, r.site, r.anchor, r.around) for r in links]
+        return self.routes.apply(rows, lv, sc, Counter())
+
+    def score_frame(self, frame: Any) -> tuple[np.ndarray, np.ndarray]:
+        lv, sc = self.inner.score_frame(frame)
+        rows = list(zip(frame["url"], frame["site"], frame["anchor"].fillna(""),
+                        frame["around"].fillna(""), strict=True))  # fmt: skip
+        return self.routes.apply(rows, lv, sc, Counter())
 
 
 # -- transient fetch failures -------------------------------------------------------
@@ -478,6 +656,10 @@ class CrawlPolicy:
         self.scorer = scorer
         self.rules = rules if rules is not None else Rules.build(settings, strategy, budget)
         self.tries: Counter[int] = Counter()  # lid -> times requeued (``requeue``)
+        fs = settings.frontier
+        self.routes = (SiteRoutes(fs.route_links_per_site, budget)
+                       if fs.route_links_per_site and strategy.site_limits
+                       and strategy.frontier == "levels" else None)  # fmt: skip
 
     # -- a page's links ------------------------------------------------------------
 
@@ -511,6 +693,29 @@ class CrawlPolicy:
     def page(self, site: str, new_searchable: int, new_relevant: int) -> None:
         """One page of ``site`` was recorded with so many new searchable/relevant forms."""
         self.budget.page(site, new_searchable, new_relevant)
+
+    def routed(self, scorer: LinkScorer) -> LinkScorer:
+        """What the frontier is re-ranked with: ``scorer``, then the route policy."""
+        return self.routes.scorer(scorer) if self.routes is not None else scorer
+
+    def saw(self, site: str, on_topic: bool) -> None:
+        """A page of ``site`` was fetched, on topic or not (``SiteRoutes.saw``)."""
+        if self.routes is not None:
+            self.routes.saw(site, on_topic)
+
+    def routes_first(self, records: Sequence[LinkRecord], levels: np.ndarray, scores: np.ndarray,
+                     reserve: list[bool]) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+        """New links, as scored: the route links of on-domain sites go first
+        (``SiteRoutes``), queued even when bound for the reserve (``reserve[i]`` cleared;
+        counted in ``route_links``)."""
+        if self.routes is None:
+            return levels, scores
+        moved: list[int] = []
+        levels, scores = self.routes.links(records, levels, scores, moved)
+        for i in moved:
+            reserve[i] = False
+        self.stats.route_links += len(moved)
+        return levels, scores
 
     def promote_below(self, scorer: LinkScorer) -> int:
         """Links not followed that ``scorer`` puts in a level below this one are queued
@@ -588,7 +793,7 @@ class CrawlPolicy:
         """Re-score the queued links with ``scorer`` (a fault is recorded, not raised)."""
         t0 = time.perf_counter()
         try:
-            n = self.frontier.rerank(scorer, self.promote_below(scorer))
+            n = self.frontier.rerank(self.routed(scorer), self.promote_below(scorer))
         except Exception:
             self.fault("rerank")
         else:

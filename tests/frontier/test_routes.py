@@ -1,0 +1,133 @@
+"""Finding the form inside a site (issue 25): the route policy within a site, the words
+that name a search route in many languages, and the site rules that know when a site
+has no more to give (formhunter/frontier/policy.py), on a real frontier over DuckDB."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+
+from formhunter.catalogue import Catalogue
+from formhunter.config import Settings
+from formhunter.frontier import Frontier, FrontierStore
+from formhunter.frontier.policy import CrawlPolicy, SiteBudget, route_words
+from formhunter.frontier.route_words import SEARCH_WORDS
+from formhunter.interfaces import LinkRecord, RecordScorer
+from formhunter.stats import CrawlStats
+from formhunter.strategies import get_strategy
+
+
+class _Flat(RecordScorer):
+    n_levels = 2
+
+    def score(self, links: object) -> tuple[np.ndarray, np.ndarray]:
+        n = len(links)  # type: ignore[arg-type]
+        return np.ones(n, dtype=np.int64), np.full(n, 0.5)
+
+
+def _policy(tmp_path: Path, strategy: str = "ache", per_site: int = 3
+            ) -> tuple[CrawlPolicy, Frontier, Catalogue]:  # fmt: skip
+    s = Settings()
+    s = dataclasses.replace(s, frontier=dataclasses.replace(s.frontier,
+                                                            route_links_per_site=per_site))
+    cat = Catalogue(tmp_path / "c.duckdb")
+    run, _ = cat.open_run(domain="hotel", strategy=strategy, max_pages=100, config={},
+                          seeds=[], resume=False)
+    store = FrontierStore(cat.con, run)
+    cat.add_flusher(store.flush)
+    fr = Frontier(store, s.frontier, n_levels=3, commit=cat.commit)
+    scorer = _Flat()
+    policy = CrawlPolicy(s, get_strategy(strategy), frontier=fr,
+                         budget=SiteBudget(s.stopping), stats=CrawlStats(),
+                         scorer=lambda: scorer)  # fmt: skip
+    return policy, fr, cat
+
+
+def test_search_route_words_in_many_languages() -> None:
+    words = route_words()
+    assert len(SEARCH_WORDS) >= 90  # languages of the GTK/GNOME translations
+    for anchor in ("Search", "Advanced search", "Erweiterte Suche", "Rechercher un hôtel",
+                   "Buscar", "Cerca", "Zoeken", "Wyszukaj", "Поиск", "検索", "搜索", "검색",
+                   "ค้นหา", "Hotel reservations", "Book now", "Site map", "Katalog"):  # fmt: skip
+        assert words.text(anchor), anchor
+    for anchor in ("About us", "Contact", "Arabic", "Research", "Terms of use", "Rome"):
+        assert not words.text(anchor), anchor
+    assert words.url("http://h.example/hotelSearch.aspx")
+    assert words.url("http://h.example/index.php?page=suche")
+    assert words.url("http://h.example/flightsearch/")
+    assert not words.url("http://h.example/research/")
+    assert not words.url("http://search.example/rooms/12")  # the host is not the route
+
+
+def test_route_links_of_an_on_domain_site_go_first(tmp_path: Path) -> None:
+    policy, _, cat = _policy(tmp_path, per_site=2)
+    recs = [LinkRecord("http://a.example/about", "a.example", 1, anchor="About us"),
+            LinkRecord("http://a.example/x", "a.example", 1, anchor="Search hotels"),
+            LinkRecord("http://b.example/suche", "b.example", 1, anchor="weiter")]
+    levels, scores = np.array([1, 2, 1]), np.array([0.9, 0.1, 0.3])
+    reserve = [False, True, False]
+    # no site looks on-domain yet: nothing moves
+    lv, sc = policy.routes_first(recs, levels, scores, reserve)
+    assert lv.tolist() == [1, 2, 1] and reserve == [False, True, False]
+    policy.saw("a.example", True)
+    policy.saw("b.example", False)
+    lv, sc = policy.routes_first(recs, levels, scores, reserve)
+    assert lv.tolist() == [1, 0, 1] and sc[1] > 1.0 and reserve == [False, False, False]
+    policy.budget.page("b.example", 1, 1)  # a relevant form: b looks on-domain too
+    more = [LinkRecord(f"http://a.example/s{i}", "a.example", 1, anchor="Search")
+            for i in range(3)] + [LinkRecord("http://b.example/suche", "b.example", 1)]
+    lv, _ = policy.routes_first(more, np.ones(4, int), np.ones(4), [False] * 4)
+    assert lv.tolist() == [0, 1, 1, 0]  # at most 2 route links of a.example
+    assert policy.stats.route_links == 3
+    cat.close()
+
+
+def test_a_rerank_keeps_the_routes_first(tmp_path: Path) -> None:
+    policy, fr, cat = _policy(tmp_path)
+    recs = [LinkRecord("http://a.example/rooms", "a.example", 1, anchor="Rooms"),
+            LinkRecord("http://a.example/book", "a.example", 1, anchor="Reservations")]
+    fr.add_scored(recs, ["a.example"] * 2, np.zeros(2), np.array([0.9, 0.2]))
+    policy.saw("a.example", True)
+    policy.rerank(_Flat())  # the flat scorer ranks both alike; the route goes first
+    entry = policy.next_link(0.0)
+    assert entry is not None and entry.url == "http://a.example/book" and entry.level == 0
+    cat.close()
+
+
+def test_strategies_without_site_limits_have_no_route_policy(tmp_path: Path) -> None:
+    policy, _, cat = _policy(tmp_path, strategy="keyword")
+    policy.saw("a.example", True)
+    rec = [LinkRecord("http://a.example/search", "a.example", 1, anchor="Search")]
+    lv, _ = policy.routes_first(rec, np.array([2]), np.array([0.1]), [False])
+    assert lv.tolist() == [2] and policy.routes is None
+    cat.close()
+
+
+def test_a_site_that_stops_giving_is_exhausted_and_one_still_giving_stays_open() -> None:
+    s = dataclasses.replace(Settings().stopping, max_pages_per_site=5, max_forms_per_site=0,
+                            exhausted_pages=3)  # fmt: skip
+    b = SiteBudget(s)
+    for _ in range(4):
+        b.page("dry.example", 0, 0)
+    assert b.reason("dry.example") == ""  # no relevant form: only the page limit closes it
+    b.page("dry.example", 0, 0)
+    assert b.reason("dry.example") == "site-pages"
+    # a chain: a booking form per property page, past the page limit
+    for i in range(12):
+        b.page("chain.example", 1, 1)
+        assert b.reason("chain.example") == "", i
+    b.page("chain.example", 0, 0)
+    b.page("chain.example", 0, 0)
+    assert b.reason("chain.example") == ""
+    b.page("chain.example", 0, 0)  # three pages without a new form: closed
+    assert b.reason("chain.example") == "site-pages"
+    # below the page limit, the same is "exhausted"
+    for n in (1, 0, 0, 0):
+        b.page("one.example", n, n)
+    assert b.reason("one.example") == "site-exhausted"
+    off = SiteBudget(dataclasses.replace(s, exhausted_pages=0))
+    for _ in range(6):
+        off.page("chain.example", 1, 1)
+    assert off.reason("chain.example") == "site-pages"
