@@ -130,8 +130,9 @@ def test_trap_limits() -> None:
 
 
 def test_site_budget_closes_sites() -> None:
+    # exhausted_pages 0: no site is "still giving" (tests/frontier/test_routes.py has it on)
     b = SiteBudget(StoppingSettings(max_pages_per_site=3, max_forms_per_site=2,
-                                    max_pages_without_form=0))  # fmt: skip
+                                    max_pages_without_form=0, exhausted_pages=0))  # fmt: skip
     b.page("a", 0, 0)
     b.page("a", 0, 0)
     assert b.reason("a") == ""
