@@ -292,8 +292,9 @@ class StoppingSettings:
     first page), or ``exhausted_pages`` pages since its last new searchable form once it
     gave a relevant one (it has no more to give; 0 switches a criterion off). A site that
     holds a relevant form and found a new searchable form within its last
-    ``exhausted_pages`` pages is still giving: the page limit does not close it (one
-    booking form per property: issue 25, eight hotel sites held 7-23 each).
+    ``exhausted_pages`` pages, at most a tenth of ``max_pages_per_site``, is still giving:
+    the page limit does not close it (one booking form per property: issue 25, eight
+    hotel sites held 7-23 each).
     ``extend_pages``: when nothing queued is left and the page limit closed sites whose
     links wait, every site's page limit grows by so many pages and those links are
     queued again, with the off-topic reserve: the link scorer ranks both (0: off). A

@@ -105,9 +105,9 @@ class SiteRule(Protocol):
 
 class PageLimit:
     """``max_pages_per_site`` pages (plus what ``SiteBudget.extend`` added), unless the
-    site is still giving: it holds a relevant form and found a new searchable form in its
-    last ``exhausted_pages`` pages (a directory wants every entry point of a site, e.g.
-    one booking form per property; ``SiteExhausted`` closes it once it stops giving)."""
+    site is still giving (``SiteBudget.giving``: a relevant form, and a new searchable
+    form in its last few pages): a directory wants every entry point of a site, e.g. one
+    booking form per property; the limit closes it once it stops giving."""
 
     def reason(self, site: str, budget: SiteBudget) -> str:
         n = budget.settings.max_pages_per_site
@@ -220,8 +220,10 @@ class SiteBudget:
 
     def giving(self, site: str) -> bool:
         """``site`` holds a relevant form and found a new searchable form within its last
-        ``exhausted_pages`` pages (never, with ``exhausted_pages`` 0)."""
-        n = self.settings.exhausted_pages
+        ``exhausted_pages`` pages, at most a tenth of ``max_pages_per_site`` (never with
+        ``exhausted_pages`` 0, nor under a page limit of 10: a small limit is meant)."""
+        s = self.settings
+        n = min(s.exhausted_pages, s.max_pages_per_site // 10) if s.max_pages_per_site else 0
         return bool(n and self.relevant[site] and self.since_form[site] < n)
 
 

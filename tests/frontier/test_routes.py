@@ -106,28 +106,31 @@ def test_strategies_without_site_limits_have_no_route_policy(tmp_path: Path) -> 
 
 
 def test_a_site_that_stops_giving_is_exhausted_and_one_still_giving_stays_open() -> None:
-    s = dataclasses.replace(Settings().stopping, max_pages_per_site=5, max_forms_per_site=0,
-                            exhausted_pages=3)  # fmt: skip
+    s = dataclasses.replace(Settings().stopping, max_pages_per_site=20, max_forms_per_site=0,
+                            exhausted_pages=3)  # still giving: a new form in the last 2 pages
     b = SiteBudget(s)
-    for _ in range(4):
+    for _ in range(19):
         b.page("dry.example", 0, 0)
     assert b.reason("dry.example") == ""  # no relevant form: only the page limit closes it
     b.page("dry.example", 0, 0)
     assert b.reason("dry.example") == "site-pages"
     # a chain: a booking form per property page, past the page limit
-    for i in range(12):
+    for i in range(25):
         b.page("chain.example", 1, 1)
         assert b.reason("chain.example") == "", i
     b.page("chain.example", 0, 0)
-    b.page("chain.example", 0, 0)
     assert b.reason("chain.example") == ""
-    b.page("chain.example", 0, 0)  # three pages without a new form: closed
+    b.page("chain.example", 0, 0)  # two pages without a new form: closed
     assert b.reason("chain.example") == "site-pages"
-    # below the page limit, the same is "exhausted"
-    for n in (1, 0, 0, 0):
+    # below the page limit, three pages without a new form after a relevant one: exhausted
+    for n in (1, 0, 0):
         b.page("one.example", n, n)
+    assert b.reason("one.example") == ""
+    b.page("one.example", 0, 0)
     assert b.reason("one.example") == "site-exhausted"
-    off = SiteBudget(dataclasses.replace(s, exhausted_pages=0))
-    for _ in range(6):
-        off.page("chain.example", 1, 1)
-    assert off.reason("chain.example") == "site-pages"
+    for off in (dataclasses.replace(s, exhausted_pages=0),
+                dataclasses.replace(s, max_pages_per_site=9)):  # a small limit is meant
+        c = SiteBudget(off)
+        for _ in range(off.max_pages_per_site):
+            c.page("chain.example", 1, 1)
+        assert c.reason("chain.example") == "site-pages"
