@@ -527,10 +527,6 @@ class SiteRoutes:
         self.on_domain: set[str] = set()
         self.promoted: Counter[str] = Counter()
 
-    def routed(self, scorer: LinkScorer) -> LinkScorer:
-        """What the frontier is re-ranked with: ``scorer``, then the route policy."""
-        return self.routes.scorer(scorer) if self.routes is not None else scorer
-
     def saw(self, site: str, on_topic: bool) -> None:
         if on_topic:
             self.on_domain.add(site)

@@ -37,9 +37,9 @@ def _policy(tmp_path: Path, strategy: str = "ache", per_site: int = 3
                           seeds=[], resume=False)
     store = FrontierStore(cat.con, run)
     cat.add_flusher(store.flush)
-    fr = Frontier(store, s.frontier, n_levels=3, commit=cat.commit)
+    fr = Frontier(store, s.frontier, n_levels=3)
     scorer = _Flat()
-    policy = CrawlPolicy(s, get_strategy(strategy), frontier=fr,
+    policy = CrawlPolicy(s, get_strategy(strategy), frontier=fr, store=store,
                          budget=SiteBudget(s.stopping), stats=CrawlStats(),
                          scorer=lambda: scorer)  # fmt: skip
     return policy, fr, cat
