@@ -76,7 +76,7 @@ import numpy as np
 
 from formhunter.config import FrontierSettings, Settings, StoppingSettings
 from formhunter.frontier.route_words import SEARCH_WORDS
-from formhunter.interfaces import CrawlFrontier, LinkRecord, LinkScorer
+from formhunter.interfaces import CrawlFrontier, LinkRecord, LinkScorer, RecordScorer
 from formhunter.model import Entry, Link
 from formhunter.stats import CrawlStats
 
@@ -569,8 +569,10 @@ class SiteRoutes:
         return _RoutedScorer(scorer, self)
 
 
-class _RoutedScorer:
-    """A link scorer followed by ``SiteRoutes.apply`` (fresh per-site counts per call)."""
+class _RoutedScorer(RecordScorer):
+    """A link scorer followed by ``SiteRoutes.apply`` (fresh per-site counts per call).
+    It reads the links' text (anchor, URL, nearby words), so a re-rank with it goes
+    through ``score_frame`` (``token_spaces`` None), not the stored token ids."""
 
     def __init__(self, scorer: LinkScorer, routes: SiteRoutes) -> None:
         self.inner = scorer
