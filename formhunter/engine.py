@@ -23,6 +23,10 @@ last commit. Listeners (``Engine.listen``) are called as ``listener(event, engin
 same fetcher; when the loop ends (not interrupted) the buffered rows are committed,
 ``crawl_over`` is set and the companions are awaited with the fetcher still open, before
 the last commit (a companion's exception counts as a fault).
+
+The same loop runs a cluster shard's steps (``run_slice`` over a pipeline opened
+elsewhere, ``attach``): a page allowance and a time slice instead of the run's budget,
+the fetches in flight finished and recorded before it returns.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
@@ -105,6 +110,8 @@ class Engine:
         self.parser = TaskParser(settings.parse, self.stats)
         self.warc: WarcSink | None = None  # with [warc] dir
         self._last_snapshot = 0.0
+        self.max_pages = settings.crawl.max_pages  # the loop's page limit
+        self._deadline = math.inf  # a slice's end (``run_slice``)
 
     def listen(self, listener: Listener) -> None:
         self.listeners.append(listener)
@@ -177,6 +184,25 @@ class Engine:
                         await self.renderer.close()
         return CrawlResult(self.run_id, reason, self.stats)
 
+    def attach(self, pipeline: Pipeline) -> None:
+        """Crawl with ``pipeline`` (opened elsewhere: a cluster shard's): its frontier,
+        site budget and counters."""
+        self.pipeline, self.frontier, self.budget = pipeline, pipeline.frontier, pipeline.budget
+        self.stats = pipeline.stats
+        self.parser = TaskParser(self.settings.parse, self.stats, self.parse_pool)
+
+    async def run_slice(self, max_pages: int, seconds: float) -> str:
+        """The batch loop over an attached pipeline with an open fetcher, until
+        ``max_pages`` pages are recorded (the counters' ``pages``), ``seconds`` passed
+        ("slice") or nothing is left to fetch; the fetches in flight are finished and
+        recorded before it returns. Returns why it stopped."""
+        self.max_pages = max_pages
+        self._deadline = time.monotonic() + seconds
+        try:
+            return await self._loop()
+        finally:
+            self._deadline = math.inf
+
     async def _open_helpers(self) -> None:
         """The renderer and the parse pool, when configured."""
         fetcher = self.fetcher
@@ -238,6 +264,7 @@ class Engine:
         s = self.settings.crawl
         max_in_flight = s.max_in_flight or self.settings.fetch.concurrency
         batch_pages, batch_seconds = s.batch_pages, s.batch_seconds
+        max_pages, deadline = self.max_pages, self._deadline
         loop = asyncio.get_running_loop()
         while True:
             if self._stop_reason:
@@ -251,7 +278,8 @@ class Engine:
             # fetches out: in flight (ordered: also completed and waiting for their block)
             out = len(self._tasks) + (order.waiting if order else 0)
             taken = self.stats.pages + out + len(self._ready)
-            starved = taken >= s.max_pages
+            sliced = now >= deadline
+            starved = taken >= max_pages or sliced
             while out < max_in_flight and not starved:
                 entry = self.pipeline.policy.next_link(now)
                 if entry is None:
@@ -264,7 +292,7 @@ class Engine:
                     order.handed_out(task)
                 out += 1
                 taken += 1
-                starved = taken >= s.max_pages
+                starved = taken >= max_pages
             charge(self.stats, "frontier", t0)
             if order is not None:
                 block = order.block(starved or out >= max_in_flight)
@@ -279,14 +307,16 @@ class Engine:
                 self._maybe_commit()
                 continue
             if not self._tasks:
-                if self.stats.pages >= s.max_pages:
+                if self.stats.pages >= max_pages:
                     return "budget"
+                if sliced:
+                    return "slice"
                 if self.pipeline.policy.exhausted():
                     return self.pipeline.policy.end_reason()
             # Wake for: a fetch completing, a parked host becoming due (only while a
             # fetch slot is free), the batch's latency bound; at most every 0.25 s.
             hint = None
-            if out < max_in_flight and taken < s.max_pages:
+            if out < max_in_flight and taken < max_pages and not sliced:
                 hint = self.frontier.wait_hint(time.monotonic())
             t0 = clock()
             if self._tasks:
@@ -295,7 +325,8 @@ class Engine:
                     timeout = min(timeout, max(self._ready_since + batch_seconds - now, 0.0))
                 await self._wait_arrival(loop, timeout)
             else:  # nothing in flight, nothing fetched: wait for a host or a refill
-                await asyncio.sleep(min(hint if hint is not None else 0.05, 0.25))
+                await asyncio.sleep(min(hint if hint is not None else 0.05, 0.25,
+                                        max(deadline - now, 0.0)))  # fmt: skip
             charge(self.stats, "fetch_wait", t0)
 
     async def _wait_arrival(self, loop: asyncio.AbstractEventLoop, timeout: float) -> None:

@@ -480,115 +480,141 @@ class ClusterCrawl:
                 "stage_seconds": dict(st.stage)}  # fmt: skip
 
     def _loop(self, writer: Any, learner: Any) -> str:
-        s, st, n = self.settings.crawl, self.stats, len(self.shards)
-        inbox: list[list[RoutedLink]] = [[] for _ in range(n)]
-        sent: dict[int, list[RoutedLink]] = {}
-        dry = [False] * n
-        failures = [0] * n
-        waits = [0] * n  # failed "ready" calls while a shard restarts
-        pending: dict[Any, tuple[int, int, str]] = {}  # ref -> (shard, allowance, "step"|"ready")
-        model: tuple[int, list[Any]] = (0, [])
+        """Hand out steps until a stop or end rule, the budget or a stop (module doc)."""
+        st, max_pages = self.stats, self.settings.crawl.max_pages
+        d = _Dispatch(self, writer)
         if learner is not None:  # a resumed run's restored scorer is not a new iteration
             version, refs, _, _ = ray.get(learner.latest.remote())
-            model = (version, refs)
-        step_cap = max(4 * s.batch_pages, 16)
+            d.model = (version, refs)
         last_update = time.monotonic()
         stops, ends = stop_rules(self.settings), end_rules(self.settings)
         while True:
             stop = first_reason(stops, st)
             stopping = self._stop or stop
             if not stopping:
-                busy = {k for k, _, _ in pending.values()}
-                out = sum(a for _, a, _ in pending.values())
-                idle = [k for k in range(n) if k not in busy and (not dry[k] or inbox[k])]
-                for k in idle:
-                    free = s.max_pages - st.pages - out
-                    if free <= 0:
-                        break
-                    allowance = min(free, step_cap, max(math.ceil(free / n), 8))
-                    sent[k], inbox[k] = inbox[k], []
-                    ref = self.shards[k].step.remote(allowance, sent[k], st.pages, model,
-                                                     STEP_SECONDS)  # fmt: skip
-                    pending[ref] = (k, allowance, "step")
-                    out += allowance
-            if not pending or (stopping and all(kind == "ready" for *_, kind in
-                                                pending.values())):  # fmt: skip
-                busy = {k for k, _, _ in pending.values()}
-                if any(inbox[k] for k in range(n) if k not in busy):
-                    # before the end: links found for other shards' sites are stored by
-                    # their shards (a step with no page allowance), so a resume has them
-                    for k in range(n):
-                        if inbox[k] and k not in busy:
-                            sent[k], inbox[k] = inbox[k], []
-                            ref = self.shards[k].step.remote(0, sent[k], st.pages, model, 0.0)
-                            pending[ref] = (k, 0, "step")
+                d.hand_out(max_pages - st.pages)
+            # stopping, a shard that is restarting is not waited for
+            if not d.pending or (stopping and all(kind == "ready" for *_, kind in
+                                                  d.pending.values())):  # fmt: skip
+                if d.deliver():  # links for other shards' sites are stored before the end
                     continue
-                if self._stop:
-                    return self._stop
-                if stop:
-                    return stop
-                if st.pages >= s.max_pages:
-                    return "budget"
-                if all(dry) and not any(inbox):
-                    return first_reason(ends, st) or "exhausted"
+                reason = self._stop or stop or ("budget" if st.pages >= max_pages else "")
+                if not reason and all(d.dry) and not any(d.inbox):
+                    reason = first_reason(ends, st) or "exhausted"
+                if reason:
+                    return reason
                 time.sleep(0.05)
                 continue
-            done, _ = ray.wait(list(pending), num_returns=1, timeout=0.5)
+            done, _ = ray.wait(list(d.pending), num_returns=1, timeout=0.5)
             for ref in done:
-                k, _, kind = pending.pop(ref)
-                try:
-                    result = ray.get(ref)
-                except RayActorError as exc:
-                    if kind == "step":
-                        failures[k] += 1
-                        self.restarts += 1
-                        inbox[k] = sent.pop(k, []) + inbox[k]  # delivered again after restart
-                        # the dead step may have been committed before it died: ask the file
-                        st.pages = max(st.pages, ray.get(writer.page_count.remote()))
-                        dry[k] = False
-                        log.warning("shard %d died (%s); Ray restarts it", k,
-                                    type(exc).__name__)  # fmt: skip
-                    else:
-                        waits[k] += 1
-                        time.sleep(0.1)
-                    if failures[k] > MAX_RESTARTS or waits[k] > 600:
-                        raise ClusterError(f"shard {k} died {failures[k]} times and did not "
-                                           "come back") from exc  # fmt: skip
-                    # a step waits until the restarted shard has loaded its state
-                    pending[self.shards[k].ready.remote()] = (k, 0, "ready")
-                    continue
-                if kind == "ready":
-                    waits[k] = 0
-                    continue
-                rep: StepReport = result
-                sent.pop(k, None)
-                pages = st.pages
-                st.merge(rep.stats)
-                st.learning_iterations = self.learning_iterations  # the learner actor's
-                # the writer's count: it holds pages of steps that died after their commit
-                # and of steps not reported yet, so the budget never overshoots
-                st.pages = max(pages, rep.committed)
-                st.session_pages += rep.pages
-                st.worker_cpu += rep.cpu_seconds
-                dry[k] = rep.exhausted
-                for dest, links in rep.routed.items():
-                    inbox[dest].extend(links)
-                    dry[dest] = False
-                self.last = rep
-                self._emit("step")
+                d.returned(ref)
             if learner is not None and done:
                 version, refs, faults, cpu = ray.get(learner.latest.remote())
                 self.learner_cpu = cpu
                 if faults:
                     st.faults["learner"] = faults
-                if version > model[0]:
-                    self.learning_iterations += version - model[0]
-                    model = (version, refs)
+                if version > d.model[0]:
+                    self.learning_iterations += version - d.model[0]
+                    d.model = (version, refs)
                     self._emit("learn")
             if time.monotonic() - last_update >= 1.0:
                 st.learning_iterations = self.learning_iterations
                 writer.update_run.remote(**self._run_fields())
                 last_update = time.monotonic()
+
+
+class _Dispatch:
+    """What the driver's loop knows of its shards: the links waiting for each (``inbox``;
+    ``sent``: delivered with the step in flight), which are dry, the calls in flight
+    (ref -> (shard, allowance, "step" | "ready")) and the model they crawl with."""
+
+    def __init__(self, crawl: ClusterCrawl, writer: Any) -> None:
+        n = len(crawl.shards)
+        self.crawl, self.writer, self.n = crawl, writer, n
+        self.inbox: list[list[RoutedLink]] = [[] for _ in range(n)]
+        self.sent: dict[int, list[RoutedLink]] = {}
+        self.dry = [False] * n
+        self.failures = [0] * n
+        self.waits = [0] * n  # failed "ready" calls while a shard restarts
+        self.pending: dict[Any, tuple[int, int, str]] = {}
+        self.model: tuple[int, list[Any]] = (0, [])
+        self.step_cap = max(4 * crawl.settings.crawl.batch_pages, 16)
+
+    def _step(self, k: int, allowance: int, seconds: float) -> None:
+        self.sent[k], self.inbox[k] = self.inbox[k], []
+        ref = self.crawl.shards[k].step.remote(allowance, self.sent[k], self.crawl.stats.pages,
+                                               self.model, seconds)  # fmt: skip
+        self.pending[ref] = (k, allowance, "step")
+
+    def hand_out(self, left: int) -> None:
+        """A step to each idle shard with work, page allowances within the ``left`` budget."""
+        busy = {k for k, _, _ in self.pending.values()}
+        free = left - sum(a for _, a, _ in self.pending.values())
+        for k in range(self.n):
+            if k in busy or (self.dry[k] and not self.inbox[k]):
+                continue
+            if free <= 0:
+                break
+            allowance = min(free, self.step_cap, max(math.ceil(free / self.n), 8))
+            self._step(k, allowance, STEP_SECONDS)
+            free -= allowance
+
+    def deliver(self) -> bool:
+        """Links waiting for idle shards go there in a step with no page allowance (so a
+        resume has them); whether any did."""
+        busy = {k for k, _, _ in self.pending.values()}
+        todo = [k for k in range(self.n) if self.inbox[k] and k not in busy]
+        for k in todo:
+            self._step(k, 0, 0.0)
+        return bool(todo)
+
+    def returned(self, ref: Any) -> None:
+        """A call came back: merge a step's report, or handle a shard that died."""
+        k, _, kind = self.pending.pop(ref)
+        try:
+            result = ray.get(ref)
+        except RayActorError as exc:
+            self._died(k, kind, exc)
+            return
+        if kind == "ready":
+            self.waits[k] = 0
+            return
+        rep: StepReport = result
+        crawl, st = self.crawl, self.crawl.stats
+        self.sent.pop(k, None)
+        pages = st.pages
+        st.merge(rep.stats)
+        st.learning_iterations = crawl.learning_iterations  # the learner actor's
+        # the writer's count: it holds pages of steps that died after their commit
+        # and of steps not reported yet, so the budget never overshoots
+        st.pages = max(pages, rep.committed)
+        st.session_pages += rep.pages
+        st.worker_cpu += rep.cpu_seconds
+        self.dry[k] = rep.exhausted
+        for dest, links in rep.routed.items():
+            self.inbox[dest].extend(links)
+            self.dry[dest] = False
+        crawl.last = rep
+        crawl._emit("step")
+
+    def _died(self, k: int, kind: str, exc: RayActorError) -> None:
+        crawl = self.crawl
+        if kind == "step":
+            self.failures[k] += 1
+            crawl.restarts += 1
+            self.inbox[k] = self.sent.pop(k, []) + self.inbox[k]  # delivered again after restart
+            # the dead step may have been committed before it died: ask the file
+            crawl.stats.pages = max(crawl.stats.pages, ray.get(self.writer.page_count.remote()))
+            self.dry[k] = False
+            log.warning("shard %d died (%s); Ray restarts it", k, type(exc).__name__)
+        else:
+            self.waits[k] += 1
+            time.sleep(0.1)
+        if self.failures[k] > MAX_RESTARTS or self.waits[k] > 600:
+            raise ClusterError(f"shard {k} died {self.failures[k]} times and did not "
+                               "come back") from exc  # fmt: skip
+        # a step waits until the restarted shard has loaded its state
+        self.pending[crawl.shards[k].ready.remote()] = (k, 0, "ready")
 
 
 __all__ = ["ClusterCrawl", "LearnerActor", "ShardActor", "start_ray", "stop_ray"]

@@ -2,9 +2,10 @@
 
 A shard owns the sites whose stable hash (``shard_of``) is its index, so every host
 of a site -- its politeness, robots.txt and the site's stopping criteria and form
-de-duplication -- lives on one shard. ``ShardWorker.step`` fetches and runs the
-ordinary ``Pipeline`` on batches of its own links, like the single-process engine,
-until its page allowance or its time slice is used, then ships the step's rows
+de-duplication -- lives on one shard. ``ShardWorker.step`` runs the engine's own batch
+loop (``Engine.run_slice``: fetch, parse in the fetch task, the ordinary ``Pipeline`` on
+batches of its own links) until its page allowance or its time slice is used, then ships
+the step's rows
 (pages, forms, frontier rows and state changes; never page HTML) to the writer and
 returns a small ``StepReport``: counters, the links it found for other shards' sites
 (routed by the driver) and whether its frontier is dry.
@@ -19,7 +20,6 @@ This module does not import Ray: the driver wraps ``ShardWorker`` as an actor.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 import zlib
@@ -32,12 +32,13 @@ import pyarrow as pa
 
 from formhunter.catalogue import Catalogue, ResumeState, insert_arrow
 from formhunter.config import Settings
+from formhunter.engine import Engine
 from formhunter.fetch import Fetcher
 from formhunter.frontier import Frontier, FrontierStore, add_seeds
 from formhunter.frontier.policy import SiteBudget
 from formhunter.interfaces import LinkRecord, LinkScorer, PageOutcome
-from formhunter.model import Entry, Page
-from formhunter.pipeline import Components, Fetched, PathIndex, Pipeline
+from formhunter.model import Page
+from formhunter.pipeline import Components, PathIndex, Pipeline
 from formhunter.stats import CrawlStats
 from formhunter.strategies import get_strategy
 from formhunter.urls import canonicalize, site_of
@@ -322,7 +323,10 @@ class ShardWorker:
         self.pipeline = Pipeline(settings, self.strategy, comps, catalogue=self.cat,
                                  run_id=run_id, store=store, frontier=frontier, budget=budget,
                                  stats=self.stats, paths=paths)  # fmt: skip
+        self.pipeline.policy.rules.stop = []  # the driver's, over every shard's counters
         self.store, self.frontier = store, frontier
+        self.engine = ShardEngine(settings, self.cat, fetcher=self.fetcher)
+        self.engine.attach(self.pipeline)
         mine = []
         for raw in seeds:
             url = canonicalize(raw)
@@ -388,7 +392,7 @@ class ShardWorker:
         # negative: a count of the run's pages, which the writer must not take for a
         # local seq of this step (it stores -at_page)
         self.receive(inbox, -at_page)
-        await self._crawl(allowance, seconds)
+        await self.engine.run_slice(allowance, seconds)
         self.cat.commit()
         tables = self.cat.take_outbox()
         committed = int(await self.ship(self.shard, tables)) if tables else 0
@@ -398,48 +402,18 @@ class ShardWorker:
                 await self.learn(outcomes)
         st, self.stats = self.stats, CrawlStats()
         self.pipeline.stats = self.stats
+        self.engine.attach(self.pipeline)
         return StepReport(self.shard, st.to_dict(), st.pages, self.store.take_routed(),
                           self.pipeline.policy.exhausted(), len(self.frontier),
                           time.process_time() - cpu0, self.restarts, committed)  # fmt: skip
 
-    async def _crawl(self, allowance: int, seconds: float) -> None:
-        """Fetch and process batches until ``allowance`` pages, ``seconds`` or a dry
-        frontier; waits for every fetch it started (a step ends with nothing in flight)."""
-        s = self.settings.crawl
-        max_in_flight = s.max_in_flight or self.settings.fetch.concurrency
-        deadline = time.monotonic() + seconds
-        tasks: dict[asyncio.Task[Any], Entry] = {}
-        ready: list[Fetched] = []
-        ready_since = 0.0
-        while True:
-            now = time.monotonic()
-            taken = self.stats.pages + len(tasks) + len(ready)
-            while now < deadline and len(tasks) < max_in_flight and taken < allowance:
-                entry = self.pipeline.policy.next_link(now)
-                if entry is None:
-                    break
-                tasks[asyncio.ensure_future(self.fetcher.fetch(entry.url))] = entry
-                taken += 1
-            if ready and (not tasks or len(ready) >= s.batch_pages
-                          or now - ready_since >= s.batch_seconds):  # fmt: skip
-                self.pipeline.process(ready)
-                ready = []
-                continue
-            if not tasks:
-                if now >= deadline or taken >= allowance:
-                    return
-                hint = self.frontier.wait_hint(now)
-                if hint is None and self.pipeline.policy.exhausted():
-                    return
-                await asyncio.sleep(min(hint if hint is not None else 0.05, 0.25,
-                                        max(deadline - now, 0.0)))  # fmt: skip
-                continue
-            done, _ = await asyncio.wait(tasks, timeout=0.25 if not ready else max(
-                ready_since + s.batch_seconds - now, 0.0), return_when=asyncio.FIRST_COMPLETED)
-            for task in done:
-                if not ready:
-                    ready_since = time.monotonic()
-                ready.append(Fetched(tasks.pop(task), task.result()))
+
+class ShardEngine(Engine):
+    """The engine's loop for a shard's steps: a commit point hands the rows to the
+    outbox (the writer records the run's counters)."""
+
+    def commit(self) -> None:
+        self.catalogue.commit()
 
 
 __all__ = ["TABLES", "OutcomeBuffer", "RoutedLink", "ShardState", "ShardWorker", "StepReport",
