@@ -11,14 +11,14 @@ buffered in memory and written in bulk (Arrow tables) at ``commit()``, in one
 transaction together with every registered flusher (the persistent frontier):
 a commit point is all-or-nothing, so a SIGKILL loses at most the work since the
 last commit. Opening a file written by a newer schema version raises
-``SchemaVersionError``; older versions are migrated forward on open.
+``SchemaVersionError``; older versions are migrated forward on open (the tables and
+their migrations: ``formhunter.schema``; users' labels: ``formhunter.labels``).
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -30,283 +30,28 @@ import duckdb
 import pyarrow as pa
 
 from formhunter import directory, killpoints
-from formhunter.directory import NOT_SEARCHABLE, OTHER_DOMAIN
+from formhunter.dbfile import connect
 from formhunter.exceptions import CatalogueError, SchemaVersionError, UsageError
 from formhunter.model import Form, Page, Verdict
+from formhunter.schema import (
+    FIELD_SCHEMA,
+    FORM_SCHEMA,
+    PAGE_SCHEMA,
+    PATH_SCHEMA,
+    SCHEMA_VERSION,
+    RowBuffer,
+    insert_arrow,
+    migrate,
+    now,
+)
 from formhunter.urls import strip_userinfo
 from formhunter.warc import WarcFile
 
 log = logging.getLogger(__name__)
 
-_V1 = [
-    """CREATE TABLE IF NOT EXISTS runs(
-        run_id INTEGER, started_at TIMESTAMP, finished_at TIMESTAMP, domain VARCHAR,
-        strategy VARCHAR, max_pages BIGINT, config VARCHAR, status VARCHAR,
-        pages_fetched BIGINT DEFAULT 0, forms BIGINT DEFAULT 0,
-        searchable_forms BIGINT DEFAULT 0, relevant_forms BIGINT DEFAULT 0,
-        errors VARCHAR, counters VARCHAR, seeds VARCHAR)""",
-    """CREATE TABLE IF NOT EXISTS pages(
-        run_id INTEGER, seq BIGINT, url VARCHAR, final_url VARCHAR, site VARCHAR,
-        host VARCHAR, status INTEGER, error VARCHAR, content_type VARCHAR,
-        fetched_at TIMESTAMP, depth INTEGER, on_topic BOOLEAN, page_score DOUBLE,
-        n_links INTEGER, n_forms INTEGER, bytes BIGINT, elapsed DOUBLE,
-        parent_url VARCHAR, anchor VARCHAR, title VARCHAR, rendered BOOLEAN)""",
-    """CREATE TABLE IF NOT EXISTS forms(
-        form_id BIGINT, run_id INTEGER, seq BIGINT, page_url VARCHAR, site VARCHAR,
-        action_url VARCHAR, method VARCHAR, signature VARCHAR, searchable BOOLEAN,
-        searchable_score DOUBLE, domain VARCHAR, domain_score DOUBLE, relevant BOOLEAN,
-        n_fields INTEGER, text VARCHAR, html VARCHAR, found_after_pages BIGINT,
-        rendered BOOLEAN, form_index INTEGER, context VARCHAR, page_title VARCHAR,
-        found_at TIMESTAMP)""",
-    """CREATE TABLE IF NOT EXISTS form_fields(
-        form_id BIGINT, position INTEGER, name VARCHAR, type VARCHAR, label VARCHAR,
-        options VARCHAR[], value VARCHAR, placeholder VARCHAR)""",
-    """CREATE TABLE IF NOT EXISTS form_paths(
-        form_id BIGINT, hop INTEGER, url VARCHAR, anchor VARCHAR)""",
-    """CREATE TABLE IF NOT EXISTS frontier(
-        run_id INTEGER, lid BIGINT, url VARCHAR, site VARCHAR, host VARCHAR,
-        depth INTEGER, level INTEGER, score DOUBLE, state VARCHAR, reason VARCHAR,
-        parent VARCHAR, anchor VARCHAR, around VARCHAR, parent_score DOUBLE,
-        dom_terms VARCHAR, loaded BOOLEAN, added_at_page BIGINT)""",
-]
-_V2 = [
-    """CREATE TABLE IF NOT EXISTS learning_iterations(
-        run_id INTEGER, iteration INTEGER, learned_at TIMESTAMP, at_page BIGINT,
-        learner VARCHAR, n_paths INTEGER, seconds DOUBLE, features VARCHAR,
-        note VARCHAR)""",
-    "ALTER TABLE runs ADD COLUMN IF NOT EXISTS stage_seconds VARCHAR",
-]
-_V3 = ["ALTER TABLE runs ADD COLUMN IF NOT EXISTS end_reason VARCHAR"]
-_V4 = [
-    """CREATE TABLE IF NOT EXISTS form_labels(
-        form_id BIGINT, labelled_at TIMESTAMP, verdict_ok BOOLEAN, true_domain VARCHAR,
-        note VARCHAR)""",
-]
-_V5 = [
-    """CREATE TABLE IF NOT EXISTS learner_state(
-        run_id INTEGER, learner VARCHAR, at_page BIGINT, saved_at TIMESTAMP, state BLOB)""",
-    """CREATE TABLE IF NOT EXISTS robots(
-        run_id INTEGER, origin VARCHAR, host VARCHAR, status INTEGER, body BLOB,
-        final_url VARCHAR, fetched_at TIMESTAMP)""",
-]
-_V6 = [
-    """CREATE TABLE IF NOT EXISTS warc_files(
-        run_id INTEGER, shard VARCHAR, file VARCHAR, bytes BIGINT, records BIGINT,
-        updated_at TIMESTAMP)""",
-]
-_V7 = [
-    """CREATE TABLE IF NOT EXISTS probes(
-        form_id BIGINT, site VARCHAR, signature VARCHAR, probed_at TIMESTAMP, n INTEGER,
-        kind VARCHAR, input VARCHAR, value VARCHAR, url VARCHAR, status INTEGER,
-        error VARCHAR, result_signature VARCHAR, n_items INTEGER, reported BIGINT,
-        topic_score DOUBLE)""",
-    """CREATE TABLE IF NOT EXISTS form_probes(
-        form_id BIGINT, site VARCHAR, signature VARCHAR, probed_at TIMESTAMP,
-        verdict VARCHAR, domain VARCHAR, domain_score DOUBLE, inputs VARCHAR[],
-        results_estimate BIGINT, submissions INTEGER, note VARCHAR)""",
-]
-
-_V8 = [
-    # what the critic read besides the form, so that ``rejudge`` can judge it again
-    "ALTER TABLE forms ADD COLUMN IF NOT EXISTS page_score DOUBLE",
-    "ALTER TABLE forms ADD COLUMN IF NOT EXISTS site_name VARCHAR",
-    "ALTER TABLE forms ADD COLUMN IF NOT EXISTS nav VARCHAR",
-    """UPDATE forms SET page_score = p.page_score FROM pages p
-       WHERE p.run_id = forms.run_id AND p.url = forms.page_url""",
-    "ALTER TABLE runs ADD COLUMN IF NOT EXISTS models VARCHAR",
-    """CREATE TABLE IF NOT EXISTS rejudgings(
-        rejudge_id INTEGER, started_at TIMESTAMP, finished_at TIMESTAMP, critic VARCHAR,
-        models VARCHAR, summary VARCHAR)""",
-    """CREATE TABLE IF NOT EXISTS form_verdicts(
-        rejudge_id INTEGER, form_id BIGINT, searchable BOOLEAN, searchable_score DOUBLE,
-        domain VARCHAR, domain_score DOUBLE, relevant BOOLEAN, prev_searchable BOOLEAN,
-        prev_domain VARCHAR, prev_domain_score DOUBLE, prev_relevant BOOLEAN)""",
-]
-
-_V9 = [
-    # the page topics the domain decision read, so that ``rejudge`` decides alike
-    "ALTER TABLE forms ADD COLUMN IF NOT EXISTS page_topics VARCHAR",
-]
-
-#: (version, note, statements). Append only; a new version migrates older files.
-MIGRATIONS: list[tuple[int, str, list[str]]] = [
-    (1, "runs, pages, forms, form_fields, form_paths, frontier", _V1),
-    (2, "learning_iterations; runs.stage_seconds", _V2),
-    (3, "runs.end_reason (budget, exhausted, time-limit, interrupted, ...)", _V3),
-    (4, "form_labels: users' labels of forms (verdict right or wrong, true domain)", _V4),
-    (5, "learner_state: what each online learner learned, as of the last commit point; "
-        "robots: the robots.txt answers a run fetched (a resumed run fetches none again)", _V5),
-    (6, "warc_files: each WARC file's committed length (crawl --warc; exactly-once on "
-        "resume)", _V6),
-    (7, "probes: each submission of a probed form; form_probes: the verdict per probing "
-        "(answers/static/unknown, inputs, domain, result count), by (site, signature)", _V7),
-    (8, "the directory: forms.page_score/site_name/nav (what rejudge needs), runs.models "
-        "(the models a run used), rejudgings + form_verdicts (verdicts of re-judgings); "
-        "views form_directory and form_log (formhunter.directory)", _V8),
-    (9, "forms.page_topics: the page topic scores (JSON, by domain) the domain decision "
-        "read, site evidence included (rejudge judges with them)", _V9),
-]
-SCHEMA_VERSION = MIGRATIONS[-1][0]
-
-PAGE_SCHEMA = pa.schema(
-    [("run_id", pa.int32()), ("seq", pa.int64()), ("url", pa.string()),
-     ("final_url", pa.string()), ("site", pa.string()), ("host", pa.string()),
-     ("status", pa.int32()), ("error", pa.string()), ("content_type", pa.string()),
-     ("fetched_at", pa.timestamp("us")), ("depth", pa.int32()), ("on_topic", pa.bool_()),
-     ("page_score", pa.float64()), ("n_links", pa.int32()), ("n_forms", pa.int32()),
-     ("bytes", pa.int64()), ("elapsed", pa.float64()), ("parent_url", pa.string()),
-     ("anchor", pa.string()), ("title", pa.string()), ("rendered", pa.bool_())]
-)  # fmt: skip
-FORM_SCHEMA = pa.schema(
-    [("form_id", pa.int64()), ("run_id", pa.int32()), ("seq", pa.int64()),
-     ("page_url", pa.string()), ("site", pa.string()), ("action_url", pa.string()),
-     ("method", pa.string()), ("signature", pa.string()), ("searchable", pa.bool_()),
-     ("searchable_score", pa.float64()), ("domain", pa.string()),
-     ("domain_score", pa.float64()), ("relevant", pa.bool_()), ("n_fields", pa.int32()),
-     ("text", pa.string()), ("html", pa.string()), ("found_after_pages", pa.int64()),
-     ("rendered", pa.bool_()), ("form_index", pa.int32()), ("context", pa.string()),
-     ("page_title", pa.string()), ("found_at", pa.timestamp("us")),
-     ("page_score", pa.float64()), ("site_name", pa.string()), ("nav", pa.string()),
-     ("page_topics", pa.string())]
-)  # fmt: skip
-FIELD_SCHEMA = pa.schema(
-    [("form_id", pa.int64()), ("position", pa.int32()), ("name", pa.string()),
-     ("type", pa.string()), ("label", pa.string()), ("options", pa.list_(pa.string())),
-     ("value", pa.string()), ("placeholder", pa.string())]
-)  # fmt: skip
-PATH_SCHEMA = pa.schema(
-    [("form_id", pa.int64()), ("hop", pa.int32()), ("url", pa.string()), ("anchor", pa.string())]
-)
-
-#: DuckDB's file header (magic and two database headers), before the first block.
-_HEADER_BYTES = 3 * 4096
-#: DuckDB's words for a file another process holds (not "block" of a checksum error)
-_LOCKED = re.compile(r"could not set lock|conflicting lock|\block(ed)? by\b", re.IGNORECASE)
-_DAMAGED_HINT = "formhunter neither reads nor writes it: restore a copy, or use another --db"
-#: A catalogue never needs an extension; DuckDB would download one to read a SQLite file.
-DUCKDB_CONFIG: dict[str, str | bool | int | float | list[str]] = {
-    "autoinstall_known_extensions": False, "autoload_known_extensions": False,
-}  # fmt: skip
-_MAGIC = {
-    b"SQLite format 3\x00": "a SQLite database", b"\x1f\x8b": "gzip data",
-    b"PK\x03\x04": "a zip archive", b"PAR1": "a Parquet file", b"ARROW1": "an Arrow file",
-}  # fmt: skip
-
-
-def _check_file(path: Path) -> bool:
-    """Refuse, without DuckDB, a file that is not a DuckDB database at all; True
-    for a DuckDB file (then checked by ``_check_intact``), False for an empty one.
-
-    An empty file is left to DuckDB (``touch``-ed catalogues). A DuckDB file has
-    ``DUCK`` at byte 8. The rest of the check is ``_check_intact``: the
-    file must hold every block its header counts (truncation), anything after
-    them must be whole blocks (a kill during a checkpoint leaves such; garbage
-    does not), and every block of every table must pass DuckDB's checksum.
-    """
-    try:
-        with path.open("rb") as fh:
-            head = fh.read(_HEADER_BYTES)
-    except OSError as exc:
-        raise CatalogueError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    if not head:
-        return False
-    if head[8:12] == b"DUCK":
-        if len(head) < _HEADER_BYTES:
-            raise CatalogueError(
-                f"cannot open {path}: it is damaged, truncated ({len(head)} bytes, shorter "
-                f"than DuckDB's header). {_DAMAGED_HINT}"
-            )
-        return True
-    what = next((name for magic, name in _MAGIC.items() if head.startswith(magic)), "")
-    if not what:
-        what = "all zero bytes" if not head.strip(b"\x00") else "not a DuckDB database"
-    raise CatalogueError(
-        f"cannot open {path}: it is not a formhunter catalogue ({what}); formhunter "
-        "neither reads nor writes it: use another --db"
-    )
-
-
-def _check_intact(con: duckdb.DuckDBPyConnection, path: Path) -> None:
-    """Raise CatalogueError when the DuckDB file at ``path`` is damaged (``_check_file``)."""
-    try:
-        row = con.execute("PRAGMA database_size").fetchone()
-        # used, not total: DuckDB truncates free blocks at the end of the file, which
-        # total_blocks still counts (a file killed after such a checkpoint is whole)
-        block_size, used_blocks = (int(row[2]), int(row[4])) if row else (0, 0)
-        if block_size > 0:
-            needed = _HEADER_BYTES + used_blocks * block_size
-            size = path.stat().st_size
-            if size < needed:
-                raise CatalogueError(
-                    f"cannot open {path}: it is damaged, truncated ({size:,} bytes, the database "
-                    f"needs {needed:,}). {_DAMAGED_HINT}"
-                )
-            if (size - _HEADER_BYTES) % block_size:
-                raise CatalogueError(
-                    f"cannot open {path}: it is damaged, {size - needed:,} bytes follow the "
-                    f"end of the database that DuckDB did not write. {_DAMAGED_HINT}"
-                )
-        tables = con.execute(
-            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'"
-            " AND table_type = 'BASE TABLE'"  # a view holds no blocks of its own
-        ).fetchall()
-        for (table,) in sorted(tables):
-            # every column of every row: DuckDB checks each block's checksum as it reads it
-            con.execute(f'SELECT count(*), bit_xor(hash(COLUMNS(*))) FROM "{table}"').fetchall()
-    except duckdb.Error as exc:
-        msg = str(exc).splitlines()[0]
-        raise CatalogueError(f"cannot open {path}: it is damaged ({msg}). {_DAMAGED_HINT}") from exc
-
-
 def _topics_json(verdict: Verdict) -> str | None:
     """The page topics a verdict read, as stored (exact floats), or None."""
     return json.dumps(verdict.page_topics) if verdict.page_topics else None
-
-
-def now() -> datetime:
-    """Naive UTC timestamp (DuckDB TIMESTAMP)."""
-    return datetime.now(UTC).replace(tzinfo=None)
-
-
-class RowBuffer:
-    """Rows kept in memory (one tuple each), turned into one Arrow table at flush.
-
-    Appending a tuple is the per-link/per-page cost of the crawl loop; the transpose
-    into columns happens once per commit, at C speed (``zip(*rows)``).
-    """
-
-    def __init__(self, schema: pa.Schema) -> None:
-        self.schema = schema
-        self.width = len(schema.names)
-        self.rows: list[tuple[Any, ...]] = []
-
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    def append(self, *values: Any) -> None:
-        if len(values) != self.width:
-            raise ValueError(f"a row of {len(values)} values for {self.width} columns")
-        self.rows.append(values)
-
-    def take(self) -> pa.Table:
-        """The buffered rows as a table; the buffer is emptied."""
-        rows, self.rows = self.rows, []
-        columns = list(zip(*rows, strict=True)) if rows else [()] * self.width
-        arrays = [pa.array(c, type=f.type) for c, f in zip(columns, self.schema, strict=True)]
-        return pa.Table.from_arrays(arrays, schema=self.schema)
-
-
-def insert_arrow(con: duckdb.DuckDBPyConnection, table: str, data: pa.Table) -> None:
-    """Bulk insert an Arrow table whose column names match ``table``'s."""
-    if data.num_rows == 0:
-        return
-    name = f"_ins_{table}"
-    con.register(name, data)
-    try:
-        cols = ", ".join(data.schema.names)
-        con.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {name}")
-    finally:
-        con.unregister(name)
 
 
 @dataclass(frozen=True)
@@ -364,22 +109,7 @@ class Catalogue:
             raise CatalogueError(f"no catalogue at {self.path}")
         if self.path.exists() and self.path.is_dir():
             raise CatalogueError(f"{self.path} is a directory, not a catalogue file")
-        try:
-            if self.path.exists() and _check_file(self.path):
-                # checked on a read-only connection first: nothing may write a damaged file
-                with duckdb.connect(str(self.path), read_only=True, config=DUCKDB_CONFIG) as con:
-                    _check_intact(con, self.path)
-            self.con = duckdb.connect(str(self.path), read_only=read_only, config=DUCKDB_CONFIG)
-        except duckdb.Error as exc:
-            msg = str(exc).splitlines()[0]
-            if _LOCKED.search(msg):
-                raise CatalogueError(
-                    f"{self.path} is in use by another process (DuckDB allows one writer): {msg}"
-                ) from exc
-            if "corrupt" in msg.lower() or "checksum" in msg.lower():
-                raise CatalogueError(
-                    f"cannot open {self.path}: it is damaged ({msg}). {_DAMAGED_HINT}") from exc
-            raise CatalogueError(f"cannot open {self.path} as a DuckDB catalogue: {msg}") from exc
+        self.con = connect(self.path, read_only=read_only)
         self._lock = threading.Lock()
         self.pages = RowBuffer(PAGE_SCHEMA)
         self.forms = RowBuffer(FORM_SCHEMA)
@@ -830,88 +560,3 @@ def open_for_reading(path: str | Path) -> Catalogue:
     cat = Catalogue(snap, read_only=True)
     cat.snapshot_of = Path(path)
     return cat
-
-
-def migrate(con: duckdb.DuckDBPyConnection, upto: int) -> None:
-    """Apply the migrations after the file's version, up to ``upto``, one transaction each."""
-    con.execute(
-        "CREATE TABLE IF NOT EXISTS schema_version(version INTEGER, applied_at TIMESTAMP,"
-        " note VARCHAR)"
-    )
-    rows = con.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchall()
-    current = int(rows[0][0])
-    for version, note, statements in MIGRATIONS:
-        if current < version <= upto:
-            con.execute("BEGIN TRANSACTION")
-            try:
-                for stmt in statements:
-                    con.execute(stmt)
-                con.execute("INSERT INTO schema_version VALUES (?, ?, ?)", [version, now(), note])
-                con.execute("COMMIT")
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
-            log.info("catalogue migrated to schema version %d (%s)", version, note)
-
-
-# -- labels (users' corrections of verdicts) -----------------------------------
-
-def has_labels_table(con: duckdb.DuckDBPyConnection) -> bool:
-    """Whether the file has ``form_labels`` (schema 4; a read-only older file has not)."""
-    rows = con.execute(
-        "SELECT count(*) FROM information_schema.tables"
-        " WHERE table_schema = 'main' AND table_name = 'form_labels'"
-    ).fetchall()
-    return bool(rows[0][0])
-
-
-def add_label(con: duckdb.DuckDBPyConnection, form_id: int, *, verdict_ok: bool,
-              true_domain: str = "", note: str = "") -> dict[str, Any]:  # fmt: skip
-    """Record a user's label of form ``form_id`` (its own short transaction).
-
-    ``verdict_ok``: the stored verdict was right. ``true_domain``: the form's real
-    domain (a domain name, ``OTHER_DOMAIN`` or ``NOT_SEARCHABLE``); empty with a
-    right verdict means the verdict's own domain. Labels are appended; the latest
-    label of a form counts. UsageError for an unknown form or a wrong verdict
-    without a domain. Returns the stored label.
-    """
-    rows = con.execute(
-        "SELECT searchable, domain FROM forms WHERE form_id = ?", [int(form_id)]
-    ).fetchall()
-    if not rows:
-        raise UsageError(f"no form {form_id} in the catalogue")
-    searchable, domain = rows[0]
-    true_domain = true_domain.strip().lower()
-    if not true_domain:
-        if not verdict_ok:
-            raise UsageError("a wrong verdict needs the form's true domain")
-        true_domain = (domain or OTHER_DOMAIN) if searchable else NOT_SEARCHABLE
-    if len(true_domain) > 64 or len(note) > 2000:
-        raise UsageError("label too long (domain: 64 characters, note: 2000)")
-    label = {"form_id": int(form_id), "labelled_at": now(), "verdict_ok": bool(verdict_ok),
-             "true_domain": true_domain, "note": note}  # fmt: skip
-    con.execute("BEGIN TRANSACTION")
-    try:
-        con.execute("INSERT INTO form_labels VALUES (?, ?, ?, ?, ?)", list(label.values()))
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
-    return label
-
-
-def read_labels(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
-    """The latest label of each labelled form (identity: site, signature), with the
-    directory's row of that form, newest first."""
-    if not has_labels_table(con):
-        return []
-    sql = (f"SELECT d.label_form_id AS form_id, d.site, d.signature, d.labelled_at,"
-           f" d.verdict_ok, d.true_domain, d.note, f.form_id AS latest_form_id, f.copies,"
-           f" f.runs, f.page_url, f.action_url, f.verdict_searchable AS searchable,"
-           f" f.verdict_domain AS domain, f.domain_score, f.verdict_relevant AS relevant,"
-           f" f.judged_by FROM ({directory.labels_sql(directory.Schema(con))}) d"
-           f" JOIN ({directory.directory_sql(directory.Schema(con))}) f"
-           " USING (site, signature) ORDER BY d.labelled_at DESC, f.form_id")  # fmt: skip
-    cur = con.execute(sql)
-    names = [d[0] for d in cur.description]
-    return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]

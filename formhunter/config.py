@@ -17,9 +17,7 @@ naming it. Example::
 from __future__ import annotations
 
 import dataclasses
-import math
 import tomllib
-import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +27,7 @@ from urllib.parse import urlsplit
 from classifiers.inputs import read_regular
 from formhunter import __version__
 from formhunter.exceptions import ConfigError, UsageError
+from formhunter.setting_values import merge
 
 #: The product token robots.txt groups are matched against.
 ROBOTS_TOKEN = "formhunter"
@@ -576,102 +575,12 @@ class Settings:
 
     def replace(self, **sections: dict[str, Any]) -> Settings:
         """A copy with the given keys of the given sections changed (validated)."""
-        return _merge(self, sections, source="override")
+        return merge(self, sections, source="override")
 
 
 SECTIONS: dict[str, type[Any]] = {
     f.name: typing.get_type_hints(Settings)[f.name] for f in dataclasses.fields(Settings)
 }
-
-
-#: Every numeric setting is finite, not negative and at most its bound (``_NUMBER_MAX``,
-#: else these): nan, inf, -1 or 2**70 is a ConfigError naming the key, never a crawl
-#: without politeness, one that never ends, or a traceback.
-MAX_INT = 2**31 - 1
-MAX_FLOAT = 1e7  # seconds: about 115 days
-_NUMBER_MAX: dict[str, float] = {
-    "crawl.random_state": 2**32 - 1,  # numpy's seeds
-    "fetch.concurrency": 10_000, "fetch.per_host_connections": 1_000,
-    "fetch.min_delay": 3600.0, "fetch.max_crawl_delay": 3600.0,
-    "frontier.levels": 100, "tres.hidden": 4096,
-}  # fmt: skip
-
-
-def _number(value: float, key: str, where: str) -> None:
-    """ConfigError unless ``value`` is finite and within [0, its bound]."""
-    bound = _NUMBER_MAX.get(key, MAX_INT if isinstance(value, int) else MAX_FLOAT)
-    if not math.isfinite(value) or not 0 <= value <= bound:
-        top = f"{int(bound):,}" if bound == int(bound) else f"{bound:g}"
-        raise ConfigError(f"{where}: {value!r} is out of range (a number from 0 to {top})")
-
-
-def _coerce(value: Any, hint: Any, where: str) -> Any:
-    key = where.rsplit(": ", 1)[-1]
-    origin = typing.get_origin(hint)
-    if origin in (typing.Union, types.UnionType):
-        args = typing.get_args(hint)
-        if value is None and type(None) in args:
-            return None
-        errors = []
-        for arg in args:
-            if arg is type(None):
-                continue
-            try:
-                return _coerce(value, arg, where)
-            except ConfigError as exc:
-                errors.append(str(exc))
-        raise ConfigError(errors[0] if errors else f"{where}: bad value {value!r}")
-    if origin is tuple:
-        if not isinstance(value, list | tuple):
-            raise ConfigError(f"{where}: expected a list, got {value!r}")
-        inner = typing.get_args(hint)[0]
-        return tuple(_coerce(v, inner, where) for v in value)
-    if hint is bool:
-        if isinstance(value, bool):
-            return value
-        raise ConfigError(f"{where}: expected true or false, got {value!r}")
-    if hint is int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            _number(value, key, where)
-            return value
-        raise ConfigError(f"{where}: expected an integer, got {value!r}")
-    if hint is float:
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            _number(float(value), key, where)
-            return float(value)
-        raise ConfigError(f"{where}: expected a number, got {value!r}")
-    if hint is str:
-        if isinstance(value, str):
-            return value
-        raise ConfigError(f"{where}: expected a string, got {value!r}")
-    return value
-
-
-def _merge(base: Settings, data: dict[str, Any], *, source: str) -> Settings:
-    changes: dict[str, Any] = {}
-    for section, values in data.items():
-        if section not in SECTIONS:
-            raise ConfigError(
-                f"{source}: unknown section [{section}] (known: {', '.join(SECTIONS)})"
-            )
-        if not isinstance(values, dict):
-            raise ConfigError(f"{source}: [{section}] must be a table")
-        cls = SECTIONS[section]
-        hints = typing.get_type_hints(cls)
-        known = {f.name for f in dataclasses.fields(cls)}
-        kw = {}
-        for key, value in values.items():
-            if key not in known:
-                raise ConfigError(
-                    f"{source}: unknown key {section}.{key} (known: {', '.join(sorted(known))})"
-                )
-            kw[key] = _coerce(value, hints[key], f"{source}: {section}.{key}")
-        if kw:
-            try:
-                changes[section] = dataclasses.replace(getattr(base, section), **kw)
-            except (TypeError, ValueError) as exc:
-                raise ConfigError(f"{source}: [{section}]: {exc}") from exc
-    return dataclasses.replace(base, **changes) if changes else base
 
 
 def load_settings(config_file: str | Path | None = None,
@@ -692,13 +601,13 @@ def load_settings(config_file: str | Path | None = None,
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{path} is not valid TOML: {exc}") from exc
-        settings = _merge(settings, data, source=str(path))
+        settings = merge(settings, data, source=str(path))
     if overrides:
         clean = {s: {k: v for k, v in kv.items() if v is not None} for s, kv in overrides.items()}
-        settings = _merge(settings, {s: kv for s, kv in clean.items() if kv}, source="flags")
+        settings = merge(settings, {s: kv for s, kv in clean.items() if kv}, source="flags")
     return settings
 
 
 def settings_from_dict(data: dict[str, Any]) -> Settings:
     """Settings back from ``Settings.to_dict()`` (e.g. a run's stored config)."""
-    return _merge(Settings(), data, source="stored config")
+    return merge(Settings(), data, source="stored config")

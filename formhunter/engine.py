@@ -43,7 +43,6 @@ import duckdb
 
 from formhunter import killpoints
 from formhunter.catalogue import Catalogue, RunInfo, snapshot_path, write_snapshot
-from formhunter.catalogue import now as utc_now
 from formhunter.config import Settings
 from formhunter.fetch import Fetcher, FetchResult
 from formhunter.frontier.policy import SiteBudget
@@ -51,8 +50,9 @@ from formhunter.interfaces import CrawlFrontier, LinkScorer
 from formhunter.interfaces import Fetcher as FetcherProtocol
 from formhunter.model import Entry, Page
 from formhunter.parse_pool import ParsePool, TaskParser
-from formhunter.pipeline import NOT_FETCHED, Fetched, Pipeline
+from formhunter.pipeline import NOT_FETCHED, Fetched, Pipeline, open_pipeline
 from formhunter.runtime import gc_tuned, stop_at_once_on_signals, stop_on_signals
+from formhunter.schema import now as utc_now
 from formhunter.stats import STAGES, CrawlResult, CrawlStats, Timer, charge, clock
 from formhunter.strategies import Strategy, get_strategy
 from formhunter.warc import WarcSink
@@ -240,7 +240,7 @@ class Engine:
         # A resumed run re-queues its stored seeds: a kill between the run row's commit
         # and the first commit point left the run without them (known seeds are no-ops).
         seeds = run.seeds if run is not None else self.seeds
-        self.pipeline = Pipeline.open(s, self.strategy, cat, self.run_id, resumed=run is not None,
+        self.pipeline = open_pipeline(s, self.strategy, cat, self.run_id, resumed=run is not None,
                                       seeds=seeds, stats=self.stats,
                                       ready_in=self.fetcher.host_ready_in)  # fmt: skip
         self.frontier, self.budget = self.pipeline.frontier, self.pipeline.budget

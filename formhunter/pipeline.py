@@ -37,26 +37,23 @@ import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 import duckdb
 import numpy as np
 
 from formhunter import killpoints
 from formhunter.catalogue import Catalogue, write_learner_states
+from formhunter.components import Components, restore_learners
 from formhunter.config import ParseSettings, Settings
-from formhunter.exceptions import ParseError, StateFormatError
+from formhunter.exceptions import ParseError
 from formhunter.fetch import FetchResult
 from formhunter.frontier import FrontierStore, add_seeds
 from formhunter.frontier.levels import ReadyIn
 from formhunter.frontier.policy import CrawlPolicy, Follow, SiteBudget
 from formhunter.interfaces import (
     CrawlFrontier,
-    FormCritic,
-    Learner,
     LinkRecord,
     LinkScorer,
-    PageClassifier,
     PageOutcome,
     SiteAwareCritic,
 )
@@ -71,71 +68,6 @@ log = logging.getLogger(__name__)
 #: Fetch error kinds that mean "not fetched on purpose": no page row, link skipped.
 NOT_FETCHED = frozenset({"robots", "robots-unreachable", "forbidden-address", "bad-url"})
 MAX_PATH = 64
-
-
-@dataclass
-class Components:
-    """The stage components of a crawl, built by name from settings and strategy."""
-
-    page_classifier: PageClassifier
-    critic: FormCritic
-    scorer: LinkScorer
-    learners: list[tuple[str, Learner]] = field(default_factory=list)
-
-    @classmethod
-    def build(cls, settings: Settings, strategy: Strategy, *, catalogue: Catalogue | None = None,
-              run_id: int = 0) -> Components:  # fmt: skip
-        """Settings name a component where they override the strategy's choice."""
-        c = settings.crawl
-        ctx = {
-            "domain": c.domain, "settings": settings, "strategy": strategy,
-            "models_dir": c.models_dir or None, "model": c.model or None,
-            "random_state": c.random_state,
-            "catalogue": catalogue, "run_id": run_id,
-        }  # fmt: skip
-        pc: PageClassifier = build("page_classifier", c.page_classifier or strategy.page_classifier,
-                                   **ctx)  # fmt: skip
-        critic: FormCritic = build("critic", c.critic or strategy.critic, **ctx)
-        scorer: LinkScorer = build("scorer", c.scorer or strategy.scorer, **ctx)
-        learners: list[tuple[str, Learner]] = [(n, build("learner", n, **ctx))
-                                               for n in strategy.learners]  # fmt: skip
-        return cls(pc, critic, scorer, learners)
-
-    def models(self) -> dict[str, Any]:
-        """What ``runs.models`` records: the critic's name and its trained models
-        (``FormCritic.models``, by role)."""
-        return {"critic": type(self.critic).__name__, **self.critic.models()}
-
-    def names(self) -> dict[str, str]:
-        """Class names by role, as the run log and ``Engine.components`` show them."""
-        return {
-            "page_classifier": type(self.page_classifier).__name__,
-            "critic": type(self.critic).__name__, "scorer": type(self.scorer).__name__,
-            "learners": ",".join(type(x).__name__ for _, x in self.learners) or "-",
-        }  # fmt: skip
-
-
-def restore_learners(components: Components, states: dict[str, bytes],
-                      stats: CrawlStats) -> None:  # fmt: skip
-    """Give each learner its saved state (``Learner.restore``); the scorer a learner
-    had handed out scores again. A state that does not load is a fault, and that
-    learner starts afresh."""
-    for name, learner in components.learners:
-        state = states.get(name)
-        if not state:
-            continue
-        try:
-            scorer = learner.restore(state)
-        except StateFormatError as exc:
-            stats.faults[f"learner-state:{name}"] += 1
-            log.warning("%s; learner %s relearns", exc, name)
-            continue
-        except Exception:
-            stats.faults[f"learner-state:{name}"] += 1
-            log.exception("the saved state of learner %s did not load; it starts afresh", name)
-            continue
-        if scorer is not None:
-            components.scorer = scorer
 
 
 class PathIndex:
@@ -262,45 +194,6 @@ class Pipeline:
         self._states_at = -1  # stats.pages when the learners' states were last saved
         #: site -> [pages fetched and parsed, of them on topic] (for ``_revisit``)
         self._site_topic: dict[str, list[int]] = {}
-
-    @classmethod
-    def open(cls, settings: Settings, strategy: Strategy, catalogue: Catalogue, run_id: int, *,
-             resumed: bool, seeds: Sequence[str], stats: CrawlStats,
-             ready_in: ReadyIn | None = None) -> Pipeline:  # fmt: skip
-        """The pipeline of run ``run_id`` with its components, frontier store, selector
-        and site budget: a new run's frontier gets ``seeds``; a resumed run's state comes
-        from the catalogue (``stats.pages`` set) and ``seeds`` not in its frontier yet
-        are queued again."""
-        store = FrontierStore(catalogue.con, run_id)
-        catalogue.add_flusher(store.flush)
-        components = Components.build(settings, strategy, catalogue=catalogue, run_id=run_id)
-        catalogue.update_run(run_id, models=components.models())
-        # The frontier is built after the learners: one may drive it (``Strategy.frontier``).
-        frontier: CrawlFrontier = build(
-            "frontier", strategy.frontier, store=store, settings=settings,
-            ready_in=ready_in, per_host=settings.fetch.per_host_connections,
-            n_levels=max(settings.frontier.levels, components.scorer.n_levels) + 1,
-            learners=[x for _, x in components.learners], resumed=resumed,
-            random_state=settings.crawl.random_state,
-        )  # fmt: skip
-        paths = PathIndex()
-        if resumed:
-            restore_learners(components, catalogue.learner_states(run_id), stats)
-            state = catalogue.resume_state(run_id)
-            stats.pages = state.pages
-            paths.parents.update(state.parents)
-            budget = SiteBudget.from_resume(settings.stopping, state)
-        else:
-            budget = SiteBudget(settings.stopping)
-        bad = add_seeds(frontier, seeds)
-        if bad and not resumed:
-            stats.skipped["bad-seed"] += bad
-        pipeline = cls(settings, strategy, components, catalogue=catalogue, run_id=run_id,
-                       store=store, frontier=frontier, budget=budget, stats=stats,
-                       paths=paths)  # fmt: skip
-        if components.learners:
-            catalogue.add_flusher(pipeline.save_learners)
-        return pipeline
 
     def _policy(self) -> CrawlPolicy:
         return CrawlPolicy(self._settings, self.strategy, frontier=self.frontier,
@@ -625,3 +518,43 @@ class Pipeline:
                     n += k if state == "queued" else 0
         self.stats.links_new += n
         return n
+
+
+def open_pipeline(settings: Settings, strategy: Strategy, catalogue: Catalogue, run_id: int, *,
+                  resumed: bool, seeds: Sequence[str], stats: CrawlStats,
+                  ready_in: ReadyIn | None = None) -> Pipeline:  # fmt: skip
+    """The pipeline of run ``run_id`` with its components, frontier store, selector
+    and site budget: a new run's frontier gets ``seeds``; a resumed run's state comes
+    from the catalogue (``stats.pages`` set) and ``seeds`` not in its frontier yet
+    are queued again."""
+    store = FrontierStore(catalogue.con, run_id)
+    catalogue.add_flusher(store.flush)
+    components = Components.build(settings, strategy, catalogue=catalogue, run_id=run_id)
+    catalogue.update_run(run_id, models=components.models())
+    # The frontier is built after the learners: one may drive it (``Strategy.frontier``).
+    frontier: CrawlFrontier = build(
+        "frontier", strategy.frontier, store=store, settings=settings,
+        ready_in=ready_in, per_host=settings.fetch.per_host_connections,
+        n_levels=max(settings.frontier.levels, components.scorer.n_levels) + 1,
+        learners=[x for _, x in components.learners], resumed=resumed,
+        random_state=settings.crawl.random_state,
+    )  # fmt: skip
+    paths = PathIndex()
+    if resumed:
+        restore_learners(components, catalogue.learner_states(run_id), stats)
+        state = catalogue.resume_state(run_id)
+        stats.pages = state.pages
+        paths.parents.update(state.parents)
+        budget = SiteBudget.from_resume(settings.stopping, state)
+    else:
+        budget = SiteBudget(settings.stopping)
+    bad = add_seeds(frontier, seeds)
+    if bad and not resumed:
+        stats.skipped["bad-seed"] += bad
+    pipeline = Pipeline(settings, strategy, components, catalogue=catalogue, run_id=run_id,
+                        store=store, frontier=frontier, budget=budget, stats=stats,
+                        paths=paths)  # fmt: skip
+    if components.learners:
+        catalogue.add_flusher(pipeline.save_learners)
+    return pipeline
+

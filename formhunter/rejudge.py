@@ -24,10 +24,11 @@ from typing import Any
 
 import duckdb
 
-from formhunter.catalogue import Catalogue, insert_arrow, now
+from formhunter.catalogue import Catalogue
 from formhunter.directory import Schema, verdicts_sql
 from formhunter.interfaces import FormCritic
 from formhunter.model import Form, Page, Verdict
+from formhunter.schema import insert_arrow, now
 
 #: pages judged per call of the critic
 BATCH = 64

@@ -4,9 +4,12 @@ On the simulated web (served by a proxy process, pages padded to ``page_kb`` KB)
 with the same seeds, settings and page budget: the single-process engine, then
 ``--workers N`` for each N. For each run it prints pages/s (crawl seconds, and wall
 seconds with set-up), CPU seconds per page split into driver, shards, writer and
-learner, relevant forms by the ground truth, learning iterations, and then a run
-with a shard killed mid-crawl (duplicates must be 0). ``uptime`` is printed before
-and after: other processes load the machine. Figures, not a timed test.
+learner, pages per CPU-second, relevant forms by the ground truth, learning
+iterations, the end reason, and then a run with a shard killed mid-crawl (duplicates
+must be 0). Then every counter of ``CrawlStats`` (``stats.COUNTERS``, skipped links by
+reason, errors) and the end reason of each cluster run beside the single process's, on
+the same seeds (``format_counters``). ``uptime`` is printed before and after: other
+processes load the machine. Figures, not a timed test.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from formhunter.catalogue import Catalogue
+from formhunter.stats import COUNTERS, CrawlStats
 
 
 @dataclass
@@ -113,7 +117,9 @@ def run_cluster_bench(plan: ClusterPlan, say: Callable[[str], None] = print) -> 
             "driver_cpu_per_page_ms": 1000 * st.cpu_seconds / max(st.pages, 1),
             "shard_cpu_per_page_ms": 0.0, "writer_cpu_per_page_ms": 0.0,
             "learner_cpu_per_page_ms": 0.0, "relevant_truth": rel, "forms": st.forms,
-            "learning_iterations": st.learning_iterations, **extra,
+            "learning_iterations": st.learning_iterations, "end_reason": result.reason,
+            "pages_per_cpu_s": st.pages / max(st.cpu_seconds + st.worker_cpu, 1e-9),
+            "counters": _counters(st), **extra,
         })  # fmt: skip
         say(_row(fig["runs"][-1]))
         start_ray(max(plan.workers), None)
@@ -136,13 +142,14 @@ def run_cluster_bench(plan: ClusterPlan, say: Callable[[str], None] = print) -> 
                 rel, extra = relevant(db, result.run_id)
                 pages = max(st.pages, 1)
                 w = crawl.writer_cost
+                cpu = (st.cpu_seconds + st.worker_cpu + float(w.get("cpu_seconds", 0.0))
+                       + crawl.learner_cpu)  # fmt: skip
                 fig["runs"].append({
                     "run": f"--workers {n}" + (" killed" if kill else ""), "pages": st.pages,
                     "seconds": st.seconds, "wall_with_setup_s": wall,
                     "pages_per_s": st.pages / st.seconds,
-                    "cpu_per_page_ms": 1000 * (st.cpu_seconds + st.worker_cpu
-                                               + float(w.get("cpu_seconds", 0.0))
-                                               + crawl.learner_cpu) / pages,
+                    "cpu_per_page_ms": 1000 * cpu / pages,
+                    "pages_per_cpu_s": st.pages / max(cpu, 1e-9),
                     "driver_cpu_per_page_ms": 1000 * st.cpu_seconds / pages,
                     "shard_cpu_per_page_ms": 1000 * st.worker_cpu / pages,
                     "writer_cpu_per_page_ms": 1000 * float(w.get("cpu_seconds", 0.0)) / pages,
@@ -150,7 +157,7 @@ def run_cluster_bench(plan: ClusterPlan, say: Callable[[str], None] = print) -> 
                     "writer_writes": w.get("writes", 0), "relevant_truth": rel,
                     "forms": st.forms, "learning_iterations": crawl.learning_iterations,
                     "restarts": crawl.restarts, "killed_at_page": killed[0] if killed else None,
-                    **extra,
+                    "end_reason": result.reason, "counters": _counters(st), **extra,
                 })  # fmt: skip
                 say(_row(fig["runs"][-1]))
         finally:
@@ -161,9 +168,31 @@ def run_cluster_bench(plan: ClusterPlan, say: Callable[[str], None] = print) -> 
 
 
 _COLS = ("run", "pages", "pages_per_s", "seconds", "wall_with_setup_s", "cpu_per_page_ms",
-         "driver_cpu_per_page_ms", "shard_cpu_per_page_ms", "writer_cpu_per_page_ms",
-         "learner_cpu_per_page_ms", "relevant_truth", "learning_iterations", "duplicate_pages",
-         "duplicate_forms")  # fmt: skip
+         "pages_per_cpu_s", "driver_cpu_per_page_ms", "shard_cpu_per_page_ms",
+         "writer_cpu_per_page_ms", "learner_cpu_per_page_ms", "relevant_truth",
+         "learning_iterations", "end_reason", "duplicate_pages", "duplicate_forms")  # fmt: skip
+
+
+def _counters(st: CrawlStats) -> dict[str, int]:
+    """Every counter of a run, skipped links and errors by kind (flat)."""
+    out = {k: int(getattr(st, k)) for k in COUNTERS}
+    out |= {f"skipped:{k}": int(v) for k, v in st.skipped.items()}
+    out |= {f"errors:{k}": int(v) for k, v in st.errors.items()}
+    return out
+
+
+def format_counters(fig: dict[str, Any]) -> str:
+    """Each run's counters and end reason beside the first run's (the single process):
+    a markdown table, one row per counter."""
+    runs = fig["runs"]
+    keys = sorted({k for r in runs for k in r["counters"]},
+                  key=lambda k: (":" in k, COUNTERS.index(k) if k in COUNTERS else 0, k))
+    lines = ["| counter | " + " | ".join(r["run"] for r in runs) + " |",
+             "|" + "---|" * (len(runs) + 1),
+             "| end reason | " + " | ".join(str(r["end_reason"]) for r in runs) + " |"]
+    lines += ["| " + k + " | " + " | ".join(str(r["counters"].get(k, 0)) for r in runs) + " |"
+              for k in keys]
+    return "\n".join(lines)
 
 
 def _row(r: dict[str, Any]) -> str:
@@ -180,6 +209,7 @@ def format_figures(fig: dict[str, Any]) -> str:
              f"load before: {fig['uptime_before']}", f"load after: {fig['uptime_after']}", "",
              "| " + " | ".join(_COLS) + " |", "|" + "---|" * len(_COLS)]  # fmt: skip
     lines += [_row(r) for r in fig["runs"]]
+    lines += ["", "counters and end reason of each run (same seeds):", "", format_counters(fig)]
     return "\n".join(lines)
 
 
@@ -198,4 +228,5 @@ def parse_workers(text: str) -> list[int]:
     return out
 
 
-__all__ = ["ClusterPlan", "format_figures", "parse_workers", "run_cluster_bench", "write"]
+__all__ = ["ClusterPlan", "format_counters", "format_figures", "parse_workers",
+           "run_cluster_bench", "write"]  # fmt: skip

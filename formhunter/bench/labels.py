@@ -27,7 +27,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from formhunter.catalogue import OTHER_DOMAIN, Catalogue, add_label
+from formhunter.catalogue import Catalogue
+from formhunter.directory import OTHER_DOMAIN
+from formhunter.labels import add_label
 
 
 def fill_catalogue(db: Path, *, seed: int, n_sites: int, domain: str, max_forms: int = 5000,

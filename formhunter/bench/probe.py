@@ -36,8 +36,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from formhunter.catalogue import OTHER_DOMAIN, Catalogue
+from formhunter.catalogue import Catalogue
 from formhunter.config import Settings, load_settings
+from formhunter.directory import OTHER_DOMAIN
 from formhunter.simweb import SimWeb, running_proxy
 from formhunter.simweb.results import backend, holds
 from formhunter.simweb.sites import robots_allowed

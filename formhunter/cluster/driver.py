@@ -47,11 +47,11 @@ from formhunter.cluster.shard import (
     StepReport,
 )
 from formhunter.cluster.writer import CatalogueWriter
+from formhunter.components import Components, restore_learners
 from formhunter.config import Settings
 from formhunter.exceptions import ClusterError, FormhunterError, UsageError
 from formhunter.frontier.policy import end_rules, first_reason, stop_rules
 from formhunter.interfaces import LinkScorer, PageOutcome
-from formhunter.pipeline import Components, restore_learners
 from formhunter.runtime import STOP_SIGNALS
 from formhunter.stats import CrawlResult, CrawlStats
 from formhunter.strategies import get_strategy

@@ -30,7 +30,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from formhunter.catalogue import Catalogue, ResumeState, insert_arrow
+from formhunter.catalogue import Catalogue, ResumeState
+from formhunter.components import Components
 from formhunter.config import Settings
 from formhunter.engine import Engine
 from formhunter.fetch import Fetcher
@@ -38,7 +39,8 @@ from formhunter.frontier import Frontier, FrontierStore, add_seeds
 from formhunter.frontier.policy import SiteBudget
 from formhunter.interfaces import LinkRecord, LinkScorer, PageOutcome
 from formhunter.model import Page
-from formhunter.pipeline import Components, PathIndex, Pipeline
+from formhunter.pipeline import PathIndex, Pipeline
+from formhunter.schema import insert_arrow
 from formhunter.stats import CrawlStats
 from formhunter.strategies import get_strategy
 from formhunter.urls import canonicalize, site_of

@@ -18,8 +18,9 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from formhunter.catalogue import Catalogue, insert_arrow, now, write_learner_states
+from formhunter.catalogue import Catalogue, write_learner_states
 from formhunter.cluster.shard import ShardState, shard_of
+from formhunter.schema import insert_arrow, now
 
 
 class CatalogueWriter:

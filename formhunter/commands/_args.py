@@ -3,7 +3,7 @@
 Not a command itself (``formhunter.cli.COMMANDS`` does not list it). A bad value is a
 usage error (exit 2) naming the flag: ``--min-delay nan``, ``--random-state -1`` or
 ``2**70`` are refused before anything runs. The bounds are the settings' own
-(``config.MAX_INT``, ``config.MAX_FLOAT``).
+(``setting_values.MAX_INT``, ``setting_values.MAX_FLOAT``).
 """
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from __future__ import annotations
 import argparse
 import math
 
-from formhunter.config import MAX_FLOAT, MAX_INT
+from formhunter.setting_values import MAX_FLOAT, MAX_INT
 
 
 def count(text: str, least: int = 0) -> int:
-    """A whole number from ``least`` to ``config.MAX_INT``."""
+    """A whole number from ``least`` to ``setting_values.MAX_INT``."""
     try:
         value = int(text)
     except ValueError:
@@ -26,12 +26,12 @@ def count(text: str, least: int = 0) -> int:
 
 
 def positive(text: str) -> int:
-    """A whole number from 1 to ``config.MAX_INT``."""
+    """A whole number from 1 to ``setting_values.MAX_INT``."""
     return count(text, least=1)
 
 
 def number(text: str) -> float:
-    """A finite number from 0 to ``config.MAX_FLOAT`` (nan, inf, negatives refused)."""
+    """A finite number from 0 to ``setting_values.MAX_FLOAT`` (nan, inf, negatives refused)."""
     try:
         value = float(text)
     except ValueError:

@@ -25,12 +25,8 @@ points at a closed port so that anything that slips past interception fails:
   navigations of the page (JavaScript redirects, reloads) get ``204 No
   Content``, which cancels them and keeps the DOM.
 
-Paths that are not HTTP requests are closed as well: WebRTC may send no UDP
-that bypasses the proxy (``--webrtc-ip-handling-policy=disable_non_proxied_udp``,
-so none at all), QUIC, DNS prefetch, pings, media-router discovery and service
-workers are off, and ``LOCKDOWN_JS`` removes the WebRTC, WebSocket and
-WebTransport constructors before any page script runs. Links a script built
-that carry ICE candidates are dropped (``merge_rendered``).
+Paths that are not HTTP requests are closed as well (``formhunter.fetch.browser``).
+Links a script built that carry ICE candidates are dropped (``merge_rendered``).
 
 Set-Cookie headers are dropped: the browser keeps no state between pages, as
 the fetcher keeps none.
@@ -56,11 +52,7 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
-import os
-import re
-import shutil
 import time
-import urllib.parse
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -71,57 +63,25 @@ import ada_url
 
 from formhunter.config import ParseSettings, RenderSettings
 from formhunter.exceptions import RenderError, RenderUnavailable
+from formhunter.fetch.browser import (
+    BLACKHOLE_PROXY,
+    INSTALL_HINT,
+    LAUNCH_ARGS,
+    LOCKDOWN_JS,
+    find_chromium,
+)
 from formhunter.fetch.guard import normalize_host
 from formhunter.fetch.http import Fetcher, FetchResult
 from formhunter.fetch.needs_render import RenderDecision, needs_render
-from formhunter.model import Link, Page
+from formhunter.fetch.rendered import merge_rendered
+from formhunter.model import Page
 from formhunter.parse import parse_page
 
 log = logging.getLogger(__name__)
 
-__all__ = [
-    "LAUNCH_ARGS",
-    "RenderStats",
-    "Renderer",
-    "find_chromium",
-    "maybe_render",
-    "merge_rendered",
-    "open_renderer",
-]
+__all__ = ["LAUNCH_ARGS", "RenderStats", "Renderer", "find_chromium",
+           "maybe_render", "merge_rendered", "open_renderer"]  # fmt: skip
 
-#: Flags of every launch (Playwright adds --headless and a fresh --user-data-dir).
-LAUNCH_ARGS = (
-    "--headless",
-    "--no-sandbox",  # we run as root in containers; chromium refuses the sandbox then
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-    "--dns-prefetch-disable",
-    # WebRTC: no UDP that does not go through the (black-hole) proxy, i.e. none
-    "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
-    "--webrtc-ip-handling-policy=disable_non_proxied_udp",
-    "--no-pings",
-    # no name is resolved by the browser itself (DNS prefetch, STUN/TURN server names: a
-    # lookup can leak data); every request it may make is answered by interception
-    "--host-resolver-rules=MAP * ~NOTFOUND",
-    "--disable-domain-reliability",
-    "--disable-features=MediaRouter,DialMediaRouteProvider,CastMediaRouteProvider,"
-    "InterestFeedContentSuggestions,OptimizationHints",
-    "--mute-audio",
-    "--blink-settings=imagesEnabled=false",  # images are not even requested (fewer round trips)
-)
-#: Names tried on PATH after FORMHUNTER_CHROMIUM and the configured path.
-BROWSER_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
-#: Where the browser's own (non-intercepted) traffic would go: a closed port.
-BLACKHOLE_PROXY = "http://127.0.0.1:9"
-INSTALL_HINT = (
-    "install it with `apt-get install chromium` (or `make setup`), or point "
-    "FORMHUNTER_CHROMIUM (or render.browser) at a chromium/chrome binary"
-)
 #: Sub-resource types fetched for the page (same host, GET); all others are aborted.
 FETCHED_TYPES = frozenset({"script", "xhr", "fetch"})
 #: Content types the sub-resource fetcher accepts.
@@ -133,60 +93,11 @@ SUB_CONTENT_TYPES = (
 _PASSED_HEADERS = ("content-type", "content-language", "content-security-policy")
 _SUB_HEADERS = ("content-type", "access-control-allow-origin", "access-control-allow-credentials")
 _NOT_FETCHED = frozenset({"robots", "robots-unreachable", "forbidden-address", "bad-url"})
-#: Run before any script of every document (defence in depth behind LAUNCH_ARGS and the
-#: black-hole proxy): the APIs that open non-HTTP connections are gone.
-LOCKDOWN_JS = """(() => {
-  const gone = ['RTCPeerConnection', 'webkitRTCPeerConnection', 'RTCDataChannel',
-    'RTCIceCandidate', 'RTCSessionDescription', 'RTCIceTransport', 'RTCSctpTransport',
-    'WebSocket', 'WebSocketStream', 'WebTransport'];
-  for (const name of gone) {
-    try { Object.defineProperty(globalThis, name, {value: undefined, writable: false,
-                                                    configurable: false}); } catch (e) {}
-  }
-  const nav = globalThis.navigator;
-  if (nav) {
-    for (const name of ['serviceWorker', 'mediaDevices']) {
-      try { Object.defineProperty(Object.getPrototypeOf(nav), name,
-              {get: () => undefined, configurable: false}); } catch (e) {}
-    }
-  }
-})();"""
-#: Text of an ICE candidate (RFC 8839) in a link: a script leaking the machine's addresses.
-_ICE_CANDIDATE = re.compile(r"candidate:|\btyp\s+(?:host|srflx|prflx|relay)\b", re.IGNORECASE)
 _TICK_JS = "() => new Promise(r => setTimeout(r, 0))"
 _COMPLETE_JS = """() => new Promise(r => {
   const done = () => document.readyState === 'complete' && (r(), true);
   if (!done()) document.addEventListener('readystatechange', done);
 })"""
-
-
-def find_chromium(configured: str | None = None) -> str:
-    """The path of a chromium executable, or raise ``RenderUnavailable``.
-
-    Looked for in this order: ``$FORMHUNTER_CHROMIUM`` (must work if set),
-    ``configured`` (e.g. ``render.browser``), then ``chromium``,
-    ``chromium-browser``, ``google-chrome``, ``google-chrome-stable`` on PATH.
-    """
-    env = os.environ.get("FORMHUNTER_CHROMIUM", "").strip()
-    if env:
-        path = shutil.which(env)
-        if path is None:
-            raise RenderUnavailable(
-                f"FORMHUNTER_CHROMIUM={env} is not an executable; {INSTALL_HINT}"
-            )
-        return path
-    tried = []
-    if configured:
-        tried.append(configured)
-        path = shutil.which(configured)
-        if path is not None:
-            return path
-    for name in BROWSER_NAMES:
-        tried.append(name)
-        path = shutil.which(name)
-        if path is not None:
-            return path
-    raise RenderUnavailable(f"no chromium found (tried {', '.join(tried)}); {INSTALL_HINT}")
 
 
 @dataclass(slots=True)
@@ -616,40 +527,6 @@ class Renderer:
 
 
 # ---------------------------------------------------------------- engine glue
-
-
-def _leaks_candidate(url: str) -> bool:
-    return bool(_ICE_CANDIDATE.search(urllib.parse.unquote_plus(url)))
-
-
-def merge_rendered(static: Page | None, rendered: Page) -> Page:
-    """``rendered`` marked as such: ``Page.rendered``, and ``Form.rendered`` on the
-    forms whose signature the static parse did not have. Static forms and links
-    the scripts removed are kept (a visitor without scripts sees them). Links a
-    script built that carry an ICE candidate (a page leaking the machine's
-    addresses through WebRTC) are dropped."""
-    rendered.rendered = True
-    rendered.links = [lk for lk in rendered.links if not _leaks_candidate(lk.url)]
-    if static is None:
-        for form in rendered.forms:
-            form.rendered = True
-        return rendered
-    before = {f.signature for f in static.forms}
-    after = set()
-    for form in rendered.forms:
-        sig = form.signature
-        form.rendered = sig not in before
-        after.add(sig)
-    for form in static.forms:
-        if form.signature not in after:
-            form.index = len(rendered.forms)
-            rendered.forms.append(form)
-    have = {lk.url for lk in rendered.links}
-    for lk in static.links:
-        if lk.url not in have:
-            have.add(lk.url)
-            rendered.links.append(Link(lk.url, lk.anchor, lk.around, -1, lk.nofollow))
-    return rendered
 
 
 async def maybe_render(

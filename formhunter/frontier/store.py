@@ -39,10 +39,10 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from formhunter.catalogue import RowBuffer, insert_arrow
 from formhunter.frontier.tokens import LinkTokens
 from formhunter.interfaces import LinkScorer
 from formhunter.model import Entry, LinkRecord
+from formhunter.schema import RowBuffer, insert_arrow
 from formhunter.urls import host_of, site_of
 
 log = logging.getLogger(__name__)

@@ -16,8 +16,8 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from formhunter.catalogue import NOT_SEARCHABLE, has_labels_table
-from formhunter.directory import Schema, directory_sql, labels_sql
+from formhunter.directory import NOT_SEARCHABLE, Schema, directory_sql, labels_sql
+from formhunter.labels import has_labels_table
 from formhunter.reads import open_catalogue
 
 #: the pseudo pack name of labelled catalogue forms in a training frame

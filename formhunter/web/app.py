@@ -35,8 +35,8 @@ from urllib.parse import urlencode
 import jinja2
 from aiohttp import web
 
-from formhunter.catalogue import add_label, read_labels
 from formhunter.exceptions import FormhunterError, UsageError
+from formhunter.labels import add_label, read_labels
 from formhunter.web import queries
 from formhunter.web.live import LiveRun
 from formhunter.web.sandbox import srcdoc

@@ -8,9 +8,9 @@ from typing import Any
 
 import duckdb
 
-from formhunter.catalogue import has_labels_table
 from formhunter.directory import Schema, select_forms
 from formhunter.exceptions import UsageError
+from formhunter.labels import has_labels_table
 from formhunter.reads import COLUMNS as RUN_COLUMNS
 from formhunter.reads import RUNS_SQL, split_features
 
@@ -211,7 +211,7 @@ def form_probe(con: duckdb.DuckDBPyConnection, site: str,
 
 def domain_choices(con: duckdb.DuckDBPyConnection) -> list[str]:
     """Domains a label may name: known packs, those seen in the catalogue, other, none."""
-    from formhunter.catalogue import NOT_SEARCHABLE, OTHER_DOMAIN
+    from formhunter.directory import NOT_SEARCHABLE, OTHER_DOMAIN
     from formhunter.keywords import known_domains
 
     seen = {r[0] for r in con.execute("SELECT DISTINCT domain FROM forms").fetchall() if r[0]}

@@ -16,14 +16,10 @@ from pathlib import Path
 
 import duckdb
 
-from formhunter.catalogue import (
-    DUCKDB_CONFIG,
-    Catalogue,
-    has_labels_table,
-    open_for_reading,
-    snapshot_path,
-)
+from formhunter.catalogue import Catalogue, open_for_reading, snapshot_path
+from formhunter.dbfile import DUCKDB_CONFIG
 from formhunter.exceptions import CatalogueError
+from formhunter.labels import has_labels_table
 
 
 class Store:

@@ -13,9 +13,10 @@ import duckdb
 import pytest
 from directory_helpers import two_runs
 
-from formhunter.catalogue import SCHEMA_VERSION, Catalogue, add_label, read_labels
+from formhunter.catalogue import SCHEMA_VERSION, Catalogue
 from formhunter.cli import main
 from formhunter.directory import forms_table
+from formhunter.labels import add_label, read_labels
 from formhunter.trainers.labels import labelled_forms, unlabelled_forms
 
 OLD = Path(__file__).parents[1] / "data" / "catalogue_schema5.duckdb.gz"

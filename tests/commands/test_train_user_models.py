@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from classifiers import persist
-from formhunter.catalogue import Catalogue, add_label
+from formhunter.catalogue import Catalogue
 from formhunter.cli import main
+from formhunter.labels import add_label
 from formhunter.model import Field, Form, Page, Verdict
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -4,7 +4,8 @@ Not a test module: kept to say how the fixture was made."""
 import sys
 from pathlib import Path
 
-from formhunter.catalogue import SCHEMA_VERSION, Catalogue, add_label
+from formhunter.catalogue import SCHEMA_VERSION, Catalogue
+from formhunter.labels import add_label
 from formhunter.model import Field, Form, Page, Verdict
 
 db = Path(sys.argv[1])

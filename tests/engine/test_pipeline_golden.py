@@ -18,7 +18,7 @@ from formhunter.frontier import Entry, add_seeds
 from formhunter.interfaces import LinkRecord, LinkScorer, PageOutcome, RecordScorer
 from formhunter.keywords import domain_keywords
 from formhunter.page_classifiers.keywords import KeywordPageClassifier
-from formhunter.pipeline import BatchResult, Components, Fetched, Pipeline
+from formhunter.pipeline import BatchResult, Components, Fetched, Pipeline, open_pipeline
 from formhunter.scorers.simple import BreadthFirstScorer
 from formhunter.stats import CrawlStats
 from formhunter.strategies import Strategy
@@ -66,7 +66,7 @@ def _pipeline(tmp_path: Path, follow: Any = "on_topic", threshold: float = 0.5
     components = Components(KeywordPageClassifier(kw), KeywordCritic(DOMAIN, kw),
                             BreadthFirstScorer(), [("recorder", learner)])  # fmt: skip
     stats = CrawlStats()
-    pipe = Pipeline.open(settings, strategy, cat, run_id, resumed=False, seeds=[], stats=stats)
+    pipe = open_pipeline(settings, strategy, cat, run_id, resumed=False, seeds=[], stats=stats)
     pipe.components = components
     return pipe, cat, learner
 

@@ -14,7 +14,7 @@ from formhunter.fetch import FetchResult
 from formhunter.frontier import add_seeds
 from formhunter.interfaces import LinkRecord, LinkScorer, PageOutcome
 from formhunter.model import Page
-from formhunter.pipeline import Components, Fetched, Pipeline
+from formhunter.pipeline import Components, Fetched, Pipeline, open_pipeline
 from formhunter.scorers.simple import BreadthFirstScorer
 from formhunter.stats import CrawlStats
 from formhunter.strategies import Strategy
@@ -73,7 +73,7 @@ def test_a_sites_later_pages_make_its_box_relevant(tmp_path: Path) -> None:
     settings = Settings()
     settings = dataclasses.replace(settings, fetch=dataclasses.replace(
         settings.fetch, per_host_connections=8))  # several pages of one host in one batch
-    pipe = Pipeline.open(settings, strategy, cat, run_id, resumed=False, seeds=[],
+    pipe = open_pipeline(settings, strategy, cat, run_id, resumed=False, seeds=[],
                          stats=CrawlStats())
     learner = _Recorder()
     pipe.components = Components(_TitlePages(), FormCritic("auto"), BreadthFirstScorer(),

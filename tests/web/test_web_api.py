@@ -15,8 +15,9 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from classifiers import persist
-from formhunter.catalogue import Catalogue, add_label
+from formhunter.catalogue import Catalogue
 from formhunter.critics.trained import FormCritic
+from formhunter.labels import add_label
 from formhunter.rejudge import rejudge
 from formhunter.web import FileStore, WebSettings, make_app
 from formhunter.web.app import APP_KEY, CSP, TOKEN_COOKIE, TOKEN_HEADER, allowed_hosts
