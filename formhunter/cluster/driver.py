@@ -27,11 +27,10 @@ import math
 import os
 import secrets
 import shutil
-import signal
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import ray
@@ -52,7 +51,7 @@ from formhunter.config import Settings
 from formhunter.exceptions import ClusterError, FormhunterError, UsageError
 from formhunter.frontier.policy import end_rules, first_reason, stop_rules
 from formhunter.interfaces import LinkScorer, PageOutcome
-from formhunter.runtime import STOP_SIGNALS
+from formhunter.runtime import stop_at_once_on_signals
 from formhunter.stats import CrawlResult, CrawlStats
 from formhunter.strategies import get_strategy
 
@@ -194,21 +193,6 @@ def _user_error(exc: BaseException, what: str) -> FormhunterError:
             break
     first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
     return ClusterError(f"{what}: {first}")
-
-
-@contextlib.contextmanager
-def _stop_on_signals(stop: Callable[[str], None]) -> Iterator[None]:
-    """SIGINT/SIGTERM/SIGHUP call ``stop("interrupted")`` (the driver has no event loop;
-    main thread only)."""
-    old: dict[signal.Signals, Any] = {}
-    for sig in STOP_SIGNALS:
-        with contextlib.suppress(ValueError):  # not the main thread
-            old[sig] = signal.signal(sig, lambda *_: stop("interrupted"))
-    try:
-        yield
-    finally:
-        for sig, handler in old.items():
-            signal.signal(sig, handler)
 
 
 #: Temporary directories (sessions, logs) of the local clusters this process started.
@@ -434,7 +418,7 @@ class ClusterCrawl:
             reason = "interrupted"
             # a signal while the crawl ends (learner saving, the writer's last commit)
             # is a stop too: the end is not cut short and the run is marked
-            with _stop_on_signals(self.stop):
+            with stop_at_once_on_signals(self.stop):
                 self.stats.started = time.monotonic()
                 self.stats.cpu_started = time.process_time()
                 self.stats.session_pages = 0
