@@ -1,9 +1,9 @@
 """The same crawl on a Ray cluster (``formhunter crawl --workers N`` / ``--ray-address``).
 
-Only ``formhunter.cluster.driver`` imports Ray, and nothing imports the driver
-unless a crawl runs on a cluster: the shard and writer logic are plain classes
-(``shard``, ``writer``) that the driver runs as actors. Design, faults and a
-100-machine sketch: formhunter/cluster/README.md.
+Only ``formhunter.cluster.driver`` imports Ray (with ``local``, which starts it), and
+nothing imports the driver unless a crawl runs on a cluster: the shard and writer logic
+are plain classes (``shard``, ``writer``) that the driver runs as actors. Design,
+faults and a 100-machine sketch: formhunter/cluster/README.md.
 """
 
 from __future__ import annotations

@@ -228,7 +228,7 @@ def test_a_local_cluster_listens_on_loopback_only_and_needs_its_token(cluster: N
     import os
     import shutil
 
-    from formhunter.cluster import driver
+    from formhunter.cluster import local
 
     if not shutil.which("ss"):
         pytest.skip("needs ss (iproute2)")
@@ -240,7 +240,7 @@ def test_a_local_cluster_listens_on_loopback_only_and_needs_its_token(cluster: N
 
     probe = Probe.remote()  # type: ignore[attr-defined]
     ray.get(probe.ping.remote())
-    rows = _listeners_of_cluster(driver._TEMP_DIRS[-1])
+    rows = _listeners_of_cluster(local._TEMP_DIRS[-1])
     procs = " ".join(proc for _, proc in rows)
     assert all(name in procs for name in ("gcs_server", "raylet", "ray::RuntimeEnv")), rows
     assert not any(":8265" in addr or "dashboard" in proc.lower() for addr, proc in rows), rows
@@ -256,7 +256,7 @@ def test_a_local_cluster_listens_on_loopback_only_and_needs_its_token(cluster: N
                 "except Exception as exc:\n"
                 "    print('refused', type(exc).__name__)\n")  # fmt: skip
     env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_AUTH")}
-    env["HOME"] = str(Path(driver._TEMP_DIRS[-1]) / "home")  # no ~/.ray/auth_token there
+    env["HOME"] = str(Path(local._TEMP_DIRS[-1]) / "home")  # no ~/.ray/auth_token there
     proc = subprocess.run([sys.executable, "-c", outsider], capture_output=True, text=True,
                           env=env, timeout=120, check=False)  # fmt: skip
     assert "refused" in proc.stdout and "JOINED" not in proc.stdout, proc.stdout + proc.stderr
