@@ -241,19 +241,23 @@ class ClusterCrawl:
     def run(self) -> CrawlResult:
         # a damaged, locked or newer catalogue is refused here, before Ray starts
         Catalogue(self.settings.crawl.db).close()
-        own = start_ray(self.workers or 2, self.address)
-        try:
-            n = self.workers or max(int(ray.cluster_resources().get("CPU", 1)), 1)
+        # a signal while Ray starts or the actors are set up is a stop, never an
+        # exception inside Ray's start-up (which can abort the process: exit -6); the
+        # loop then ends at once and the run is marked interrupted
+        with stop_at_once_on_signals(self.stop):
+            own = start_ray(self.workers or 2, self.address)
             try:
-                return self._run(n)
-            except RayError as exc:  # the writer or the learner died: a clean end
-                raise self._died(exc) from None
-            except KeyboardInterrupt:  # a signal outside the loop (start-up): mark the run
-                self._mark_interrupted()
-                raise
-        finally:
-            if own:
-                stop_ray()
+                n = self.workers or max(int(ray.cluster_resources().get("CPU", 1)), 1)
+                try:
+                    return self._run(n)
+                except RayError as exc:  # the writer or the learner died: a clean end
+                    raise self._died(exc) from None
+                except KeyboardInterrupt:  # raised outside the loop: mark the run
+                    self._mark_interrupted()
+                    raise
+            finally:
+                if own:
+                    stop_ray()
 
     def _mark_interrupted(self) -> None:
         """Mark this crawl's run interrupted when a stop came outside the loop (the writer

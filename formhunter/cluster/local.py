@@ -4,16 +4,19 @@ shuts it down and removes its temporary directories."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import secrets
 import shutil
+import signal
 import tempfile
 from typing import Any
 
 import ray
 
 from formhunter.exceptions import ClusterError
+from formhunter.runtime import STOP_SIGNALS
 
 #: Temporary directories (sessions, logs) of the local clusters this process started.
 _TEMP_DIRS: list[str] = []
@@ -83,6 +86,9 @@ def start_ray(workers: int, address: str | None) -> bool:
     if ray.is_initialized():
         return False
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    # ray.init replaces SIGTERM's handler (Python's, and a C++ one that aborts: exit -6);
+    # the stop handlers in force before it are put back once it returns
+    handlers = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
     quiet: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
              "logging_level": logging.ERROR, "configure_logging": True}  # fmt: skip
     try:
@@ -97,6 +103,10 @@ def start_ray(workers: int, address: str | None) -> bool:
     except (ConnectionError, RuntimeError, ValueError) as exc:
         where = f"the Ray cluster at {address}" if address else "a local Ray cluster"
         raise ClusterError(f"cannot start or join {where}: {exc}") from exc
+    finally:
+        for sig, handler in handlers.items():
+            with contextlib.suppress(ValueError, TypeError):  # not the main thread
+                signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
     node_ip = ray.util.get_node_ip_address()
     if not address and node_ip != LOCAL_NODE_IP:  # a Ray that no longer keeps to loopback
         stop_ray()
