@@ -2,8 +2,9 @@
 frontier runs dry, when a site closes and how a run ends.
 
 ``CrawlPolicy`` is built once per run by the ``Pipeline`` (its rules by ``Rules.build``
-from the settings and the strategy); the pipeline and the engine ask it, never the
-settings, what to do:
+from the settings and the strategy; the site rules and ``SiteBudget`` live in
+``frontier/sites.py``, the route policy within a site in ``frontier/routes.py``); the
+pipeline and the engine ask it, never the settings, what to do:
 
 - ``follow(depth, on_topic, n_links)``: a page's outlinks are queued, queued in the
   last level, kept in reserve, or dropped (``Follow``);
@@ -62,26 +63,23 @@ shards' merged counters; each shard's pipeline has its own ``CrawlPolicy``.
 from __future__ import annotations
 
 import enum
-import functools
 import logging
-import re
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
-from urllib.parse import unquote
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from formhunter.config import FrontierSettings, Settings, StoppingSettings
-from formhunter.frontier.route_words import SEARCH_WORDS
-from formhunter.interfaces import CrawlFrontier, LinkRecord, LinkScorer, RecordScorer
+from formhunter.config import FrontierSettings, Settings
+from formhunter.frontier.routes import SiteRoutes
+from formhunter.frontier.sites import SiteBudget, SiteRule
+from formhunter.interfaces import CrawlFrontier, LinkRecord, LinkScorer
 from formhunter.model import Entry, Link
 from formhunter.stats import CrawlStats
 
 if TYPE_CHECKING:
-    from formhunter.catalogue import ResumeState
     from formhunter.frontier.store import FrontierStore
     from formhunter.strategies import Strategy
 
@@ -91,140 +89,6 @@ __all__ = [
     "CrawlPolicy", "Dry", "DryRule", "EndRule", "Follow", "FollowRule", "LinkRule", "Rules",
     "SiteBudget", "SiteRule", "StopRule", "end_rules", "first_reason", "stop_rules", "trap",
 ]  # fmt: skip
-
-
-# -- site rules and the site budget ------------------------------------------------
-
-
-class SiteRule(Protocol):
-    """Closes a site: ``reason(site, budget)`` is why (a "site-..." reason counted in
-    ``CrawlStats.skipped`` for each link skipped so), "" while the rule lets it run."""
-
-    def reason(self, site: str, budget: SiteBudget) -> str: ...
-
-
-class PageLimit:
-    """``max_pages_per_site`` pages (plus what ``SiteBudget.extend`` added), unless the
-    site is still giving (``SiteBudget.giving``: a relevant form, and a new searchable
-    form in its last few pages): a directory wants every entry point of a site, e.g. one
-    booking form per property; the limit closes it once it stops giving."""
-
-    def reason(self, site: str, budget: SiteBudget) -> str:
-        n = budget.settings.max_pages_per_site
-        if not n or budget.pages[site] < n + budget.extra_pages:
-            return ""
-        return "" if budget.giving(site) else "site-pages"
-
-
-class FormLimit:
-    """``max_forms_per_site`` distinct searchable forms that are not relevant (relevant
-    forms never count: a directory wants every entry point of a site)."""
-
-    def reason(self, site: str, budget: SiteBudget) -> str:
-        n = budget.settings.max_forms_per_site
-        return "site-forms" if n and budget.forms[site] - budget.relevant[site] >= n else ""
-
-
-class RelevantFormLimit:
-    """``max_relevant_forms_per_site`` relevant forms."""
-
-    def reason(self, site: str, budget: SiteBudget) -> str:
-        n = budget.settings.max_relevant_forms_per_site
-        return "site-relevant-forms" if n and budget.relevant[site] >= n else ""
-
-
-class NoFormLimit:
-    """``max_pages_without_form`` pages since the site's last new searchable form."""
-
-    def reason(self, site: str, budget: SiteBudget) -> str:
-        n = budget.settings.max_pages_without_form
-        return "site-no-forms" if n and budget.since_form[site] >= n else ""
-
-
-class SiteExhausted:
-    """A site that gave a relevant form and then ``exhausted_pages`` pages without a new
-    searchable form has no more to give: its pages go to other sites."""
-
-    def reason(self, site: str, budget: SiteBudget) -> str:
-        n = budget.settings.exhausted_pages
-        return "site-exhausted" if n and budget.relevant[site] and \
-            budget.since_form[site] >= n else ""  # fmt: skip
-
-
-def site_rules(settings: StoppingSettings) -> list[SiteRule]:
-    """ACHE's per-site stopping criteria, in the order their reasons are reported."""
-    return [PageLimit(), FormLimit(), RelevantFormLimit(), NoFormLimit(), SiteExhausted()]
-
-
-@dataclass
-class SiteBudget:
-    """Per-site counters and the site rules (``StoppingSettings``) that close a site."""
-
-    settings: StoppingSettings
-    pages: Counter[str] = field(default_factory=Counter)
-    forms: Counter[str] = field(default_factory=Counter)
-    relevant: Counter[str] = field(default_factory=Counter)
-    since_form: Counter[str] = field(default_factory=Counter)
-    closed: dict[str, str] = field(default_factory=dict)
-    extra_pages: int = 0  # added to max_pages_per_site by ``extend``
-    rules: list[SiteRule] = field(default_factory=list)  # empty: ``site_rules(settings)``
-
-    def __post_init__(self) -> None:
-        if not self.rules:
-            self.rules = site_rules(self.settings)
-
-    def page(self, site: str, new_searchable: int, new_relevant: int) -> None:
-        """Count one fetched page of ``site`` and the new forms found on it."""
-        self.pages[site] += 1
-        if new_searchable:
-            self.forms[site] += new_searchable
-            self.relevant[site] += new_relevant
-            self.since_form[site] = 0
-        else:
-            self.since_form[site] += 1
-        self._check(site)
-
-    @classmethod
-    def from_resume(cls, settings: StoppingSettings, state: ResumeState) -> SiteBudget:
-        """The budget of a resumed run: per-site pages fetched, searchable and relevant
-        forms found, pages since the last searchable form; closed sites re-closed."""
-        b = cls(settings, Counter(state.site_pages), Counter(state.site_forms),
-                Counter(state.site_relevant), Counter(state.site_since_form))  # fmt: skip
-        for site in b.pages:
-            b._check(site)
-        return b
-
-    def extend(self) -> list[str]:
-        """Raise every site's page limit by ``extend_pages``; the sites it reopens
-        (closed by the page limit alone). Nothing when no site is closed so."""
-        s = self.settings
-        closed = [site for site, why in self.closed.items() if why == "site-pages"]
-        if not (s.extend_pages and s.max_pages_per_site and closed):
-            return []
-        self.extra_pages += s.extend_pages
-        for site in closed:
-            del self.closed[site]
-            self._check(site)
-        return [site for site in closed if site not in self.closed]
-
-    def _check(self, site: str) -> None:
-        for rule in self.rules:
-            why = rule.reason(site, self)
-            if why:
-                self.closed[site] = why
-                return
-
-    def reason(self, site: str) -> str:
-        """Why ``site`` is closed ("" if it is open)."""
-        return self.closed.get(site, "")
-
-    def giving(self, site: str) -> bool:
-        """``site`` holds a relevant form and found a new searchable form within its last
-        ``exhausted_pages`` pages, at most a tenth of ``max_pages_per_site`` (never with
-        ``exhausted_pages`` 0, nor under a page limit of 10: a small limit is meant)."""
-        s = self.settings
-        n = min(s.exhausted_pages, s.max_pages_per_site // 10) if s.max_pages_per_site else 0
-        return bool(n and self.relevant[site] and self.since_form[site] < n)
 
 
 # -- follow rules ------------------------------------------------------------------
@@ -443,152 +307,6 @@ def first_reason(rules: Sequence[StopRule | EndRule], stats: CrawlStats) -> str:
         if why:
             return why
     return ""
-
-
-# -- routes inside a site -------------------------------------------------------------
-
-#: Words naming a route to a site's search beyond "search"/"find" (``route_words``):
-#: advanced search, booking and reservations, availability, catalogues, finders, site
-#: maps. Written by hand for formhunter (issue 25) from common dictionary words of
-#: English, German, French, Spanish, Italian, Portuguese, Dutch, Polish, Swedish,
-#: Danish, Norwegian, Czech, Russian, Japanese and Chinese, as lexicon.py's domain
-#: words were; no page of a simulated web, and no generator, was read to make it.
-EXTRA_ROUTE_WORDS: tuple[str, ...] = (
-    "search", "find", "finder", "advanced search", "booking", "book now", "reservation",
-    "reserve", "availability", "catalogue", "catalog", "sitemap", "site map", "lookup",
-    "erweiterte suche", "buchung", "buchen", "reservierung", "verfügbarkeit", "katalog",
-    "recherche avancée", "réserv", "disponibilit", "plan du site",
-    "búsqueda avanzada", "reserva", "catálogo", "mapa del sitio",
-    "ricerca avanzata", "prenota", "catalogo", "mappa del sito",
-    "pesquisa avançada", "busca avançada", "catálogo", "mapa do site",
-    "uitgebreid zoeken", "boeken", "reserver", "catalogus", "beschikbaarheid",
-    "wyszukiwanie zaawansowane", "rezerwac", "zarezerwuj", "dostępność", "mapa strony",
-    "bokning", "boka", "bestilling", "booking", "rezervac", "vyhledávání",
-    "расширенный поиск", "бронирован", "каталог", "карта сайта",
-    "詳細検索", "予約", "空室", "サイトマップ", "高级搜索", "高級搜尋", "预订", "預訂", "预约",
-    "目录", "網站地圖", "网站地图",
-)  # fmt: skip
-_UNSPACED = re.compile(r"[\u0e00-\u0e7f\u1000-\u109f\u1780-\u17ff\u3040-\u30ff"
-                       r"\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")  # fmt: skip
-_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
-
-
-class RouteWords:
-    """Whether a text names a route to a search: a word of a spaced script matches at the
-    start of a word (whole words under 5 letters: "ara", "bul", "cari"), a word of an
-    unspaced script (Chinese, Japanese, Korean, Thai, ...) anywhere; in a URL (path and
-    query, camelCase split) a word of 6+ letters anywhere too ("flightsearch")."""
-
-    def __init__(self, words: Sequence[str]) -> None:
-        words = sorted({w.lower().strip() for w in words if w.strip()}, key=len, reverse=True)
-        unspaced = [w for w in words if _UNSPACED.search(w)]
-        short = [w for w in words if w not in unspaced and len(w) < 5]
-        long = [w for w in words if w not in unspaced and len(w) >= 5]
-
-        def alt(ws: Sequence[str]) -> str:
-            return "|".join(re.escape(w) for w in ws) or "(?!)"
-
-        self._text = re.compile(rf"(?<!\w)(?:{alt(long)})|(?<!\w)(?:{alt(short)})(?!\w)"
-                                rf"|{alt(unspaced)}")  # fmt: skip
-        # inside a longer word ("flightsearch"), not after "re" ("research")
-        self._inner = re.compile(rf"(?<!re)(?:{alt([w for w in long if len(w) >= 6])})")
-
-    def text(self, text: str) -> bool:
-        return bool(text) and self._text.search(text.lower()) is not None
-
-    def url(self, url: str) -> bool:
-        rest = url.split("//", 1)[-1]
-        cut = rest.find("/")
-        if cut < 0:
-            return False
-        words = _CAMEL.sub(" ", unquote(rest[cut:])).lower()
-        words = re.sub(r"[\W_]+", " ", words)
-        return self._text.search(words) is not None or self._inner.search(words) is not None
-
-
-@functools.cache
-def route_words() -> RouteWords:
-    """``SEARCH_WORDS`` of every language plus ``EXTRA_ROUTE_WORDS``."""
-    return RouteWords([*EXTRA_ROUTE_WORDS, *(w for ws in SEARCH_WORDS.values() for w in ws)])
-
-
-class SiteRoutes:
-    """The route policy within a site (``[frontier] route_links_per_site``): once a site
-    looks on-domain (``saw``: a page of it on topic; or a relevant form found), its links
-    whose anchor or URL name a search route (``route_words``) go to level 0 with a score
-    above any probability (1 + the scorer's), those whose nearby words do get 0.5 + it;
-    at most ``per_site`` links of a site as they are found (and as many per site at each
-    re-rank: ``scorer``), so that a site's search result pages cannot take the crawl."""
-
-    def __init__(self, per_site: int, budget: SiteBudget) -> None:
-        self.per_site = per_site
-        self.budget = budget
-        self.words = route_words()
-        self.on_domain: set[str] = set()
-        self.promoted: Counter[str] = Counter()
-
-    def saw(self, site: str, on_topic: bool) -> None:
-        if on_topic:
-            self.on_domain.add(site)
-
-    def bonus(self, url: str, anchor: str, around: str) -> float:
-        """1.0 if the anchor or the URL names a route, 0.5 if only the nearby words do."""
-        if self.words.text(anchor) or self.words.url(url):
-            return 1.0
-        return 0.5 if self.words.text(around) else 0.0
-
-    def apply(self, rows: Sequence[tuple[str, str, str, str]], levels: np.ndarray,
-              scores: np.ndarray, counts: Counter[str],
-              moved: list[int] | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-        """(url, site, anchor, around) rows with the scorer's arrays: the route links of
-        on-domain sites moved first (``counts``: links promoted per site so far; their
-        indices appended to ``moved``)."""
-        lv = np.array(levels, dtype=np.int64)
-        sc = np.array(scores, dtype=np.float64)
-        relevant = self.budget.relevant
-        for i, (url, site, anchor, around) in enumerate(rows):
-            if counts[site] >= self.per_site or not (site in self.on_domain or relevant[site]):
-                continue
-            bonus = self.bonus(url, anchor, around)
-            if bonus:
-                counts[site] += 1
-                base = sc[i] if np.isfinite(sc[i]) else 0.0
-                lv[i], sc[i] = 0, bonus + min(max(base, 0.0), 1.0)
-                if moved is not None:
-                    moved.append(i)
-        return lv, sc
-
-    def links(self, records: Sequence[LinkRecord], levels: np.ndarray, scores: np.ndarray,
-              moved: list[int]) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-        """New links as they are found (counted in ``promoted`` for the run)."""
-        rows = [(r.url, r.site, r.anchor, r.around) for r in records]
-        return self.apply(rows, levels, scores, self.promoted, moved)
-
-    def scorer(self, scorer: LinkScorer) -> LinkScorer:
-        """``scorer`` with the routes applied: what the frontier is re-ranked with."""
-        return _RoutedScorer(scorer, self)
-
-
-class _RoutedScorer(RecordScorer):
-    """A link scorer followed by ``SiteRoutes.apply`` (fresh per-site counts per call).
-    It reads the links' text (anchor, URL, nearby words), so a re-rank with it goes
-    through ``score_frame`` (``token_spaces`` None), not the stored token ids."""
-
-    def __init__(self, scorer: LinkScorer, routes: SiteRoutes) -> None:
-        self.inner = scorer
-        self.routes = routes
-        self.n_levels = scorer.n_levels
-
-    def score(self, links: Sequence[LinkRecord]) -> tuple[np.ndarray, np.ndarray]:
-        lv, sc = self.inner.score(links)
-        rows = [(r.url, r.site, r.anchor, r.around) for r in links]
-        return self.routes.apply(rows, lv, sc, Counter())
-
-    def score_frame(self, frame: Any) -> tuple[np.ndarray, np.ndarray]:
-        lv, sc = self.inner.score_frame(frame)
-        rows = list(zip(frame["url"], frame["site"], frame["anchor"].fillna(""),
-                        frame["around"].fillna(""), strict=True))  # fmt: skip
-        return self.routes.apply(rows, lv, sc, Counter())
 
 
 # -- transient fetch failures -------------------------------------------------------

@@ -12,8 +12,9 @@ import numpy as np
 from formhunter.catalogue import Catalogue
 from formhunter.config import Settings
 from formhunter.frontier import Frontier, FrontierStore
-from formhunter.frontier.policy import CrawlPolicy, SiteBudget, route_words
+from formhunter.frontier.policy import CrawlPolicy, SiteBudget
 from formhunter.frontier.route_words import SEARCH_WORDS
+from formhunter.frontier.routes import route_words
 from formhunter.interfaces import LinkRecord, RecordScorer
 from formhunter.stats import CrawlStats
 from formhunter.strategies import get_strategy
