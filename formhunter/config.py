@@ -17,17 +17,14 @@ naming it. Example::
 from __future__ import annotations
 
 import dataclasses
-import tomllib
-import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from classifiers.inputs import read_regular
 from formhunter import __version__
-from formhunter.exceptions import ConfigError, UsageError
-from formhunter.setting_values import merge
+from formhunter.exceptions import ConfigError
+from formhunter.setting_values import merge, read_settings_file
 
 #: The product token robots.txt groups are matched against.
 ROBOTS_TOKEN = "formhunter"
@@ -578,11 +575,6 @@ class Settings:
         return merge(self, sections, source="override")
 
 
-SECTIONS: dict[str, type[Any]] = {
-    f.name: typing.get_type_hints(Settings)[f.name] for f in dataclasses.fields(Settings)
-}
-
-
 def load_settings(config_file: str | Path | None = None,
                   overrides: dict[str, dict[str, Any]] | None = None, *,
                   base: Settings | None = None) -> Settings:  # fmt: skip
@@ -590,18 +582,7 @@ def load_settings(config_file: str | Path | None = None,
     ({section: {key: value}}; None values are ignored, meaning "flag not given")."""
     settings = base if base is not None else Settings()
     if config_file:
-        path = Path(config_file)
-        try:
-            text = read_regular(path, 1 << 20, "settings file").decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise ConfigError(f"the settings file {path} is not UTF-8 text: {exc}") from exc
-        except UsageError as exc:  # missing, not a regular file (a FIFO), over 1 MB
-            raise ConfigError(str(exc)) from exc
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{path} is not valid TOML: {exc}") from exc
-        settings = merge(settings, data, source=str(path))
+        settings = merge(settings, read_settings_file(config_file), source=str(config_file))
     if overrides:
         clean = {s: {k: v for k, v in kv.items() if v is not None} for s, kv in overrides.items()}
         settings = merge(settings, {s: kv for s, kv in clean.items() if kv}, source="flags")

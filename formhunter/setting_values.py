@@ -1,16 +1,20 @@
-"""Checking and merging setting values (``formhunter.config``'s settings, from a TOML file,
-flags or a stored run's config): types from the sections' hints, unknown sections and
-keys, numeric ranges. The defaults and their documentation stay in ``formhunter.config``."""
+"""Reading a settings file (``read_settings_file``), checking and merging setting values
+(``formhunter.config``'s settings, from a TOML file, flags or a stored run's config):
+types from the sections' hints, unknown sections and keys, numeric ranges. The defaults
+and their documentation stay in ``formhunter.config``."""
 
 from __future__ import annotations
 
 import dataclasses
 import math
+import tomllib
 import types
 import typing
+from pathlib import Path
 from typing import Any, TypeVar
 
-from formhunter.exceptions import ConfigError
+from classifiers.inputs import read_regular
+from formhunter.exceptions import ConfigError, UsageError
 
 S = TypeVar("S")
 
@@ -107,3 +111,19 @@ def merge(base: S, data: dict[str, Any], *, source: str) -> S:
             except (TypeError, ValueError) as exc:
                 raise ConfigError(f"{source}: [{section}]: {exc}") from exc
     return dataclasses.replace(base, **changes) if changes else base  # type: ignore[type-var]
+
+
+def read_settings_file(config_file: str | Path) -> dict[str, Any]:
+    """The tables of a TOML settings file (at most 1 MB, a regular file, UTF-8); a
+    ``ConfigError`` says what is wrong with it."""
+    path = Path(config_file)
+    try:
+        text = read_regular(path, 1 << 20, "settings file").decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"the settings file {path} is not UTF-8 text: {exc}") from exc
+    except UsageError as exc:  # missing, not a regular file (a FIFO), over 1 MB
+        raise ConfigError(str(exc)) from exc
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path} is not valid TOML: {exc}") from exc
