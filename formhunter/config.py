@@ -159,12 +159,13 @@ class CrawlSettings:
     fetched, not on how fast each fetch came back or how loaded the machine was.
     ``parse_workers``: parse pages in this many worker processes instead of the
     crawl's thread (``formhunter.parse_pool``; not with rendering, which parses in
-    its own task). Each page then costs the crawl process a pickled page to load
-    (~0.1 ms) instead of parsing it (~0.3 ms), and the machine ~0.07 ms more in all.
-    It pays only when the crawl's thread is the bottleneck and a core is free:
-    +10-15% pages/s in the throughput benchmark with the network taken out
-    (``--in-process``), none through the simulated web's proxy on two cores, where
-    the crawl waits for the network. Hence 0 (off) by default.
+    its own task); "auto" (the default): one per core this process may use, none on a
+    single core; 0: parse in the crawl's thread. Parsing is the crawl's largest CPU
+    cost and holds the GIL (lxml's own parse is a third of it on a 100 KB page, the
+    walk over the tree in Python the rest), so only processes put it on every core. A
+    page then costs the crawl process its body written to a pipe and the parsed page
+    unpickled (~0.04 ms for a 100 KB page, whose parse costs ~3.4 ms), and the
+    machine ~0.1 ms more in all.
     """
 
     domain: str = "airfare"
@@ -186,7 +187,7 @@ class CrawlSettings:
     batch_pages: int = 64
     batch_seconds: float = 0.05
     ordered_block: int = 0
-    parse_workers: int = 0
+    parse_workers: int | str = "auto"
 
     def __post_init__(self) -> None:
         if self.max_pages < 1:
@@ -197,8 +198,9 @@ class CrawlSettings:
             raise ConfigError("crawl: snapshot_every_seconds must not be negative (0: off)")
         if self.max_in_flight < 0 or self.max_seconds < 0:
             raise ConfigError("crawl: max_in_flight and max_seconds must not be negative")
-        if not 0 <= self.parse_workers <= 64:
-            raise ConfigError("crawl: parse_workers must be between 0 and 64")
+        if self.parse_workers != "auto" and not (
+                isinstance(self.parse_workers, int) and 0 <= self.parse_workers <= 64):
+            raise ConfigError('crawl: parse_workers must be "auto" or between 0 and 64')
         if self.batch_pages < 1:
             raise ConfigError("crawl: batch_pages must be at least 1")
         if self.ordered_block < 0:

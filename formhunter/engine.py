@@ -49,7 +49,7 @@ from formhunter.frontier.policy import SiteBudget
 from formhunter.interfaces import CrawlFrontier, LinkScorer
 from formhunter.interfaces import Fetcher as FetcherProtocol
 from formhunter.model import Entry, Page
-from formhunter.parse_pool import ParsePool, TaskParser
+from formhunter.parse_pool import ParsePool, TaskParser, worker_count
 from formhunter.pipeline import NOT_FETCHED, Fetched, Pipeline, open_pipeline
 from formhunter.runtime import gc_tuned, stop_at_once_on_signals, stop_on_signals
 from formhunter.schema import now as utc_now
@@ -211,7 +211,7 @@ class Engine:
 
             self.renderer = await open_renderer(self.settings.render, fetcher.http())
             self.components["renderer"] = "chromium" if self.renderer else "unavailable"
-        workers = self.settings.crawl.parse_workers
+        workers = worker_count(self.settings.crawl.parse_workers)
         if workers and self.renderer is None:
             self.parse_pool = await ParsePool.open(workers, self.settings.parse)
             if self.parse_pool is not None:

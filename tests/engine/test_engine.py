@@ -282,7 +282,8 @@ def test_pages_are_classified_and_judged_in_batches(proxy: ProxyHandle, tmp_path
     """Completed fetches are batched: one classifier call per batch, every page once."""
     settings = _settings(proxy, tmp_path / "b.duckdb",
                          crawl={"max_pages": 120, "critic": "test-counting",
-                                "page_classifier": "test-counting"},
+                                "page_classifier": "test-counting",
+                                "parse_workers": 0},  # the crawl thread's parse stage
                          fetch={"concurrency": 32})  # fmt: skip
     threshold = gc.get_threshold()
     result, cat = _crawl(settings, proxy.web.seeds("airfare", 8))

@@ -17,7 +17,7 @@ from formhunter.engine import Engine
 from formhunter.exceptions import ConfigError
 from formhunter.model import Field, Form, Link, Page
 from formhunter.parse import parse_page
-from formhunter.parse_pool import ParsePool, parse_chunk, worker_main
+from formhunter.parse_pool import ParsePool, parse_chunk, worker_count, worker_main
 from formhunter.simweb import SimWeb
 from formhunter.simweb.server import running_proxy
 
@@ -106,6 +106,8 @@ def test_engine_with_parse_workers(tmp_path: Path) -> None:
     parse stage is empty, the workers' CPU is counted apart; unlike settings refused."""
     with pytest.raises(ConfigError, match="parse_workers"):
         load_settings(None, {"crawl": {"parse_workers": -1}})
+    with pytest.raises(ConfigError, match="parse_workers"):
+        load_settings(None, {"crawl": {"parse_workers": "many"}})
     web = SimWeb(seed=5, n_sites=20, slow_delay=0.0)
     with running_proxy(web=web, port=0, log_file=None) as proxy:
         settings = load_settings(None, {
@@ -126,3 +128,40 @@ def test_engine_with_parse_workers(tmp_path: Path) -> None:
     assert rows[0][0] == st.parsed and rows[0][1] > 0
     assert st.links_new > 0
     cat.close()
+
+
+def test_parsing_runs_on_every_core_by_default_and_finds_the_same(tmp_path: Path) -> None:
+    """The default ("auto") is one worker per core (none on one core); a default crawl finds
+    exactly the pages, links, forms and verdicts of a crawl that parses in its thread
+    (ordered blocks: what is recorded does not depend on fetch timing)."""
+    cores = len(os.sched_getaffinity(0))
+    assert worker_count("auto") == (cores if cores > 1 else 0)
+    assert worker_count(0) == 0 and worker_count(3) == 3
+    web = SimWeb(seed=5, n_sites=20, slow_delay=0.0, page_kb=20)
+    seen = []
+    with running_proxy(web=web, port=0, log_file=None) as proxy:
+        for name, workers in (("thread", {"parse_workers": 0}), ("default", {})):
+            settings = load_settings(None, {
+                "crawl": {"domain": "airfare", "strategy": "ache", "max_pages": 80,
+                          "ordered_block": 8, "db": str(tmp_path / f"{name}.duckdb"),
+                          **workers},
+                "fetch": {"proxy": proxy.url, "min_delay": 0.0, "concurrency": 8,
+                          "retries": 0},
+            })  # fmt: skip
+            with Catalogue(settings.crawl.db) as cat:
+                engine = Engine(settings, cat, seeds=web.seeds("airfare", 4))
+                result = asyncio.run(engine.run())
+                assert result.reason == "budget" and not result.stats.faults
+                assert engine.components.get("parse_workers") == (
+                    None if workers else (str(cores) if cores > 1 else None))
+                assert engine.parse_pool is None or not engine.parse_pool.running
+                seen.append((
+                    cat.con.execute("SELECT url, title, n_links, on_topic FROM pages ORDER BY seq"
+                                    ).fetchall(),
+                    cat.con.execute("SELECT page_url, signature, searchable, domain, relevant"
+                                    " FROM forms ORDER BY page_url, signature").fetchall(),
+                    cat.con.execute("SELECT url, state FROM frontier ORDER BY url").fetchall(),
+                    result.stats.links_new,
+                ))  # fmt: skip
+    assert seen[0][0] and seen[0][1]
+    assert seen[0] == seen[1]
