@@ -32,6 +32,7 @@ import json
 import random
 import re
 import zipfile
+import zlib
 from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
@@ -474,7 +475,7 @@ def loads(data: bytes, *, trusted: Iterable[str] = ()) -> Any:
     try:
         with np.load(io.BytesIO(data), allow_pickle=False) as npz:
             arrays = {k: npz[k] for k in npz.files}
-    except (ValueError, OSError, zipfile.BadZipFile, EOFError, KeyError) as exc:
+    except (ValueError, OSError, zipfile.BadZipFile, EOFError, KeyError, zlib.error) as exc:
         raise UnsafeFormatError(f"a damaged safe-format archive ({exc})") from None
     tree_bytes = arrays.pop("__tree__", None)
     if tree_bytes is None or tree_bytes.dtype != np.uint8:

@@ -195,6 +195,22 @@ def test_fuzzed_archives_raise_only_unsafe_format_error(data: st.DataObject) -> 
         safe_format.loads(bytes(good[:cut]))
 
 
+def test_a_damaged_compressed_member_is_an_unsafe_format_error() -> None:
+    """Every byte of a compressed member's data flipped in turn: zlib's own error (a bad
+    deflate stream) is an UnsafeFormatError too, as hypothesis once found."""
+    good = dump_state("adaptive", {"x": [1, 2, 3], "y": np.ones(4)})
+    with zipfile.ZipFile(io.BytesIO(good)) as zf:
+        info = next(i for i in zf.infolist() if i.compress_type == zipfile.ZIP_DEFLATED)
+    name_len, extra_len = (int.from_bytes(good[info.header_offset + k:info.header_offset + k + 2],
+                                          "little") for k in (26, 28))  # fmt: skip
+    start = info.header_offset + 30 + name_len + extra_len
+    for pos in range(start, start + min(info.compress_size, 64)):
+        bad = bytearray(good)
+        bad[pos] ^= 0xFF
+        with contextlib.suppress(safe_format.UnsafeFormatError):
+            safe_format.loads(bytes(bad))
+
+
 def test_fuzzed_trees_raise_only_unsafe_format_error() -> None:
     for tree in [{"$": "ref", "v": 9}, {"$": "list", "id": 0, "v": 3},
                  {"$": "obj", "id": 0, "cls": 5}, {"$": "dict", "id": 0, "v": []},
