@@ -7,23 +7,16 @@ import dataclasses
 from pathlib import Path
 
 import numpy as np
+from policy_helpers import FlatScorer, policy_over_store
 
 from formhunter.catalogue import Catalogue
 from formhunter.config import Settings
-from formhunter.frontier import Frontier, FrontierStore
+from formhunter.frontier import Frontier
 from formhunter.frontier.policy import CrawlPolicy, Follow, Rules, SiteBudget
-from formhunter.interfaces import LinkRecord, RecordScorer
+from formhunter.interfaces import LinkRecord
 from formhunter.model import Link
 from formhunter.stats import CrawlStats
 from formhunter.strategies import get_strategy
-
-
-class _Flat(RecordScorer):
-    n_levels = 1
-
-    def score(self, links: object) -> tuple[np.ndarray, np.ndarray]:
-        n = len(links)  # type: ignore[arg-type]
-        return np.zeros(n, dtype=np.int64), np.ones(n)
 
 
 def _policy(tmp_path: Path, strategy: str = "ache", **stopping: int
@@ -31,17 +24,8 @@ def _policy(tmp_path: Path, strategy: str = "ache", **stopping: int
     settings = Settings()
     settings = dataclasses.replace(settings, stopping=dataclasses.replace(
         settings.stopping, max_forms_per_site=0, **stopping))  # fmt: skip
-    cat = Catalogue(tmp_path / "c.duckdb")
-    run, _ = cat.open_run(domain="airfare", strategy=strategy, max_pages=100, config={},
-                          seeds=[], resume=False)
-    store = FrontierStore(cat.con, run)
-    cat.add_flusher(store.flush)
-    fr = Frontier(store, settings.frontier, n_levels=2)
-    scorer = _Flat()
-    policy = CrawlPolicy(settings, get_strategy(strategy), frontier=fr, store=store,
-                         budget=SiteBudget(settings.stopping), stats=CrawlStats(),
-                         scorer=lambda: scorer)  # fmt: skip
-    return policy, fr, cat
+    return policy_over_store(tmp_path, settings, FlatScorer(0, 1.0, n_levels=1), strategy=strategy,
+                             domain="airfare", n_levels=2)
 
 
 def _add(fr: Frontier, urls: list[str], state: str = "queued") -> None:
@@ -56,14 +40,15 @@ def test_follow_rules_of_the_ffc() -> None:
     rules = Rules.build(s, get_strategy("ache"), SiteBudget(s.stopping))
     policy = CrawlPolicy(s, get_strategy("ache"), frontier=None, store=None,  # type: ignore[arg-type]
                          budget=SiteBudget(s.stopping), stats=CrawlStats(),
-                         scorer=_Flat, rules=rules)  # fmt: skip
+                         scorer=lambda: FlatScorer(0, 1.0, n_levels=1), rules=rules)  # fmt: skip
     assert policy.follow(0, False, 5) is Follow.QUEUE  # a seed
     assert policy.follow(2, True, 5) is Follow.QUEUE
     assert policy.follow(2, False, 5) is Follow.RESERVE
     assert (policy.stats.links_not_followed, policy.stats.links_reserved) == (5, 5)
     off = dataclasses.replace(s, frontier=dataclasses.replace(s.frontier, reserve=False))
     drop = CrawlPolicy(off, get_strategy("ache"), frontier=None, store=None,  # type: ignore[arg-type]
-                       budget=SiteBudget(s.stopping), stats=CrawlStats(), scorer=_Flat)
+                       budget=SiteBudget(s.stopping), stats=CrawlStats(),
+                       scorer=lambda: FlatScorer(0, 1.0, n_levels=1))
     assert drop.follow(2, False, 3) is Follow.DROP
     assert drop.end_reason() == "not-followed"
 

@@ -8,24 +8,15 @@ import dataclasses
 from pathlib import Path
 
 import numpy as np
+from policy_helpers import FlatScorer, policy_over_store
 
 from formhunter.catalogue import Catalogue
 from formhunter.config import Settings
-from formhunter.frontier import Frontier, FrontierStore
+from formhunter.frontier import Frontier
 from formhunter.frontier.policy import CrawlPolicy, SiteBudget
 from formhunter.frontier.route_words import SEARCH_WORDS
 from formhunter.frontier.routes import route_words
-from formhunter.interfaces import LinkRecord, RecordScorer
-from formhunter.stats import CrawlStats
-from formhunter.strategies import get_strategy
-
-
-class _Flat(RecordScorer):
-    n_levels = 2
-
-    def score(self, links: object) -> tuple[np.ndarray, np.ndarray]:
-        n = len(links)  # type: ignore[arg-type]
-        return np.ones(n, dtype=np.int64), np.full(n, 0.5)
+from formhunter.interfaces import LinkRecord
 
 
 def _policy(tmp_path: Path, strategy: str = "ache", per_site: int = 3
@@ -33,17 +24,8 @@ def _policy(tmp_path: Path, strategy: str = "ache", per_site: int = 3
     s = Settings()
     s = dataclasses.replace(s, frontier=dataclasses.replace(s.frontier,
                                                             route_links_per_site=per_site))
-    cat = Catalogue(tmp_path / "c.duckdb")
-    run, _ = cat.open_run(domain="hotel", strategy=strategy, max_pages=100, config={},
-                          seeds=[], resume=False)
-    store = FrontierStore(cat.con, run)
-    cat.add_flusher(store.flush)
-    fr = Frontier(store, s.frontier, n_levels=3)
-    scorer = _Flat()
-    policy = CrawlPolicy(s, get_strategy(strategy), frontier=fr, store=store,
-                         budget=SiteBudget(s.stopping), stats=CrawlStats(),
-                         scorer=lambda: scorer)  # fmt: skip
-    return policy, fr, cat
+    return policy_over_store(tmp_path, s, FlatScorer(1, 0.5, n_levels=2), strategy=strategy,
+                             domain="hotel", n_levels=3)
 
 
 def test_search_route_words_in_many_languages() -> None:
@@ -91,7 +73,8 @@ def test_a_rerank_keeps_the_routes_first(tmp_path: Path) -> None:
             LinkRecord("http://a.example/book", "a.example", 1, anchor="Reservations")]
     fr.add_scored(recs, ["a.example"] * 2, np.zeros(2), np.array([0.9, 0.2]))
     policy.saw("a.example", True)
-    policy.rerank(_Flat())  # the flat scorer ranks both alike; the route goes first
+    # the flat scorer ranks both alike; the route goes first
+    policy.rerank(FlatScorer(1, 0.5, n_levels=2))
     entry = policy.next_link(0.0)
     assert entry is not None and entry.url == "http://a.example/book" and entry.level == 0
     cat.close()
