@@ -90,6 +90,18 @@ def _kill_tree(pid: int, tree: dict[int, str]) -> None:
         time.sleep(0.2)
 
 
+def _end(proc: subprocess.Popen[bytes], late: str, problems: list[str]) -> tuple[int, str]:
+    """The driver's exit code and stderr once it ends; after 600 s, ``late`` is a problem
+    and its process tree is killed."""
+    try:
+        code = proc.wait(timeout=600)
+    except subprocess.TimeoutExpired:
+        problems.append(late)
+        _kill_tree(proc.pid, _descendants(proc.pid))
+        code = proc.wait()
+    return code, proc.stderr.read().decode() if proc.stderr else ""
+
+
 def _alive(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat") as fh:
@@ -184,13 +196,8 @@ def main(argv: list[str] | None = None) -> int:
                     if target == "shard":  # Ray restarts it; the crawl goes on
                         print(f"kill {kills:>2}: {what}; the crawl goes on", flush=True)
                         continue
-                    try:
-                        code = proc.wait(timeout=600)
-                    except subprocess.TimeoutExpired:
-                        problems.append(f"{target} killed: the driver did not end in 600 s")
-                        _kill_tree(proc.pid, _descendants(proc.pid))
-                        code = proc.wait()
-                    err = proc.stderr.read().decode() if proc.stderr else ""
+                    code, err = _end(proc, f"{target} killed: the driver did not end in 600 s",
+                                     problems)  # fmt: skip
                     what += f" -> exit {code}"
                     lines = [ln for ln in err.splitlines() if ln.strip()]
                     if code == 0:
@@ -205,13 +212,7 @@ def main(argv: list[str] | None = None) -> int:
                     _kill_tree(proc.pid, tree)  # its local Ray cluster dies with it
                 else:
                     proc.send_signal(sig)
-                try:
-                    code = proc.wait(timeout=600)
-                except subprocess.TimeoutExpired:
-                    problems.append(f"driver {sig.name}: no end in 600 s")
-                    _kill_tree(proc.pid, _descendants(proc.pid))
-                    code = proc.wait()
-                err = proc.stderr.read().decode() if proc.stderr else ""
+                code, err = _end(proc, f"driver {sig.name}: no end in 600 s", problems)
                 _kill_tree(proc.pid, _descendants(proc.pid) | tree)  # Ray daemons left behind
                 kills += 1
                 name = f"driver {sig.name}" if args.workers else sig.name
