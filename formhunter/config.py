@@ -217,7 +217,10 @@ class FrontierSettings:
     with more levels widens it). ``refill_per_level``: links per level taken from
     the persistent frontier when memory runs dry; ``refill_interval``: seconds
     between two refills while memory holds only links of hosts that must wait.
-    ``rerank_batch``: rows per batch when the whole frontier is re-scored.
+    ``rerank_batch``: rows per batch when the whole frontier is re-scored;
+    ``rerank_chunk``: lids a re-rank reads, scores and writes at once (its memory is
+    bounded by the chunk, not the frontier: at 1M, some 0.5 GB of link text while links
+    are tokenised).
     Trap limits: links longer than ``max_url_length``, deeper than ``max_depth``,
     or whose path repeats one segment more than ``max_repeated_segments`` times
     are skipped; only the first
@@ -252,6 +255,7 @@ class FrontierSettings:
     refill_per_level: int = 2000
     refill_interval: float = 1.0
     rerank_batch: int = 50_000
+    rerank_chunk: int = 1_000_000
     max_url_length: int = 512
     max_depth: int = 30
     max_repeated_segments: int = 2
@@ -270,7 +274,7 @@ class FrontierSettings:
         if self.requeue_failed < 0 or self.route_links_per_site < 0:
             raise ConfigError("frontier: requeue_failed and route_links_per_site must not be "
                               "negative (0: off)")
-        for name in ("levels", "refill_per_level", "rerank_batch", "max_url_length",
+        for name in ("levels", "refill_per_level", "rerank_batch", "rerank_chunk", "max_url_length",
                      "max_repeated_segments", "max_links_per_page"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"frontier: {name} must be at least 1")

@@ -20,7 +20,7 @@ import numpy as np
 from formhunter.model import Entry, Form, LinkRecord, Page, Verdict
 
 __all__ = ["CrawlFrontier", "Fetcher", "FormCritic", "Learner", "LinkRecord", "LinkScorer",
-           "PageClassifier", "PageOutcome", "RecordScorer"]  # fmt: skip
+           "PageClassifier", "PageOutcome", "RecordScorer", "RoutesFirst"]  # fmt: skip
 
 if TYPE_CHECKING:
     from classifiers.link_tokens import TokenizedLinks
@@ -176,6 +176,31 @@ class Learner(Protocol):
         ...
 
 
+class RoutesFirst(Protocol):
+    """The links a re-rank puts first whatever the scorer says (the route policy within a
+    site: ``formhunter.frontier.routes.SiteRoutes``), chosen by each link's text, site and
+    lid, never by its score: so the store keeps each link's ``bonus`` and a re-rank from
+    token ids needs no text."""
+
+    def sites(self) -> set[str]:
+        """The sites whose route links go first now."""
+        ...
+
+    def bonus(self, url: str, anchor: str, around: str) -> float:
+        """A link's route bonus, from its text alone (0: not a route link)."""
+        ...
+
+    def first(self, sites: Sequence[str], bonus: np.ndarray) -> np.ndarray:
+        """Of links of ``sites()`` in lid order (their sites and bonuses), which go first
+        (a mask)."""
+        ...
+
+    def place(self, levels: np.ndarray, scores: np.ndarray,
+              bonus: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+        """The scorer's (levels, scores) with the links of ``bonus`` > 0 moved first."""
+        ...
+
+
 @runtime_checkable
 class CrawlFrontier(Protocol):
     """A selector: which of a run's stored links is fetched next (Frontera's and ACHE's
@@ -213,9 +238,11 @@ class CrawlFrontier(Protocol):
         """Seconds until a waiting link's host is due (None: none is known)."""
         ...
 
-    def rerank(self, scorer: LinkScorer, promote_below: int = 0) -> int:
+    def rerank(self, scorer: LinkScorer, promote_below: int = 0,
+               routes: RoutesFirst | None = None) -> int:  # fmt: skip
         """A new link scorer was swapped in, or the store queued links again: re-rank (or
-        re-organise) what is queued; returns how many links it placed."""
+        re-organise) what is queued, the links ``routes`` chooses first; returns how many
+        links it placed."""
         ...
 
     @property

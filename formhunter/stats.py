@@ -14,7 +14,7 @@ Clock = tuple[float, float]
 COUNTERS = ("pages", "parsed", "on_topic", "forms", "searchable", "relevant", "links_new",
             "links_not_followed", "links_reserved", "reserve_opened", "links_near_form",
             "sites_extended", "learning_iterations", "reranks", "requeued",
-            "route_links")  # fmt: skip
+            "route_links", "token_reranks")  # fmt: skip
 
 
 @dataclass
@@ -43,6 +43,7 @@ class CrawlStats:
     stage_cpu: dict[str, float] = field(default_factory=lambda: dict.fromkeys(STAGES, 0.0))
     learning_iterations: int = 0
     reranks: int = 0
+    token_reranks: int = 0  # re-ranks that scored the links from the store's token ids
     elapsed: float = 0.0  # wall seconds of earlier sessions of this run
     session_pages: int = 0  # pages fetched in this session
     started: float = field(default_factory=time.monotonic)
@@ -88,6 +89,7 @@ class CrawlStats:
             "faults": dict(self.faults), "stage": {k: round(v, 4) for k, v in self.stage.items()},
             "stage_cpu": {k: round(v, 4) for k, v in self.stage_cpu.items()},
             "learning_iterations": self.learning_iterations, "reranks": self.reranks,
+            "token_reranks": self.token_reranks,
             "elapsed": round(self.elapsed + self.seconds, 3),
         }  # fmt: skip
 

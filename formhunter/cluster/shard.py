@@ -37,7 +37,7 @@ from formhunter.engine import Engine
 from formhunter.fetch import Fetcher
 from formhunter.frontier import Frontier, FrontierStore, add_seeds
 from formhunter.frontier.policy import SiteBudget
-from formhunter.interfaces import LinkRecord, LinkScorer, PageOutcome
+from formhunter.interfaces import LinkRecord, LinkScorer, PageOutcome, RoutesFirst
 from formhunter.model import Page
 from formhunter.pipeline import PathIndex, Pipeline
 from formhunter.schema import insert_arrow
@@ -242,10 +242,11 @@ class ShardStore(FrontierStore):
         return n
 
     def rerank(self, scorer: LinkScorer, n_levels: int, *, batch: int = 50_000,
-               inflight: Sequence[int] = (), promote_below: int = 0) -> int:  # fmt: skip
+               chunk: int = 1_000_000, inflight: Sequence[int] = (), promote_below: int = 0,
+               routes: RoutesFirst | None = None) -> int:  # fmt: skip
         before = set(self.reserved.values())
-        n = super().rerank(scorer, n_levels, batch=batch, inflight=inflight,
-                           promote_below=promote_below)  # fmt: skip
+        n = super().rerank(scorer, n_levels, batch=batch, chunk=chunk, inflight=inflight,
+                           promote_below=promote_below, routes=routes)  # fmt: skip
         self._ship_queued(sorted(before - set(self.reserved.values())))
         return n
 

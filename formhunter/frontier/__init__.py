@@ -38,7 +38,7 @@ from formhunter.config import FrontierSettings
 from formhunter.frontier.levels import Levels, ReadyIn
 from formhunter.frontier.policy import SiteBudget, trap
 from formhunter.frontier.store import FrontierStore, insert_queued, level_of
-from formhunter.interfaces import CrawlFrontier, LinkScorer
+from formhunter.interfaces import CrawlFrontier, LinkScorer, RoutesFirst
 from formhunter.model import Entry, LinkRecord
 from formhunter.urls import canonicalize, host_of, site_of
 
@@ -198,13 +198,15 @@ class Frontier:
 
     # -- re-ranking -------------------------------------------------------------
 
-    def rerank(self, scorer: LinkScorer, promote_below: int = 0) -> int:
-        """Re-score every queued link with ``scorer``; memory is emptied and refilled.
-        ``promote_below``: links in reserve are re-scored too, and those in a level
-        below it queued (``FrontierStore.rerank``)."""
+    def rerank(self, scorer: LinkScorer, promote_below: int = 0,
+               routes: RoutesFirst | None = None) -> int:  # fmt: skip
+        """Re-score every queued link with ``scorer``, the links ``routes`` chooses first;
+        memory is emptied and refilled. ``promote_below``: links in reserve are re-scored
+        too, and those in a level below it queued (``FrontierStore.rerank``)."""
         self.resize(scorer.n_levels + 1)
-        n = self.store.rerank(scorer, self.n_levels, batch=self.settings.rerank_batch,
-                              inflight=list(self.inflight),
-                              promote_below=promote_below)  # fmt: skip
+        fs = self.settings
+        n = self.store.rerank(scorer, self.n_levels, batch=fs.rerank_batch,
+                              chunk=fs.rerank_chunk, inflight=list(self.inflight),
+                              promote_below=promote_below, routes=routes)  # fmt: skip
         self.levels.clear()
         return n

@@ -242,7 +242,7 @@ class OpenReserve:
             return Dry()
         try:
             n = policy.store.open_reserve()
-            policy.frontier.rerank(policy.routed(policy.scorer()))
+            policy.frontier.rerank(policy.scorer(), routes=policy.routes)
         except Exception:
             policy.fault("reserve")
             return Dry(ranked=True)  # no re-rank after a failed one
@@ -412,10 +412,6 @@ class CrawlPolicy:
         """One page of ``site`` was recorded with so many new searchable/relevant forms."""
         self.budget.page(site, new_searchable, new_relevant)
 
-    def routed(self, scorer: LinkScorer) -> LinkScorer:
-        """What the frontier is re-ranked with: ``scorer``, then the route policy."""
-        return self.routes.scorer(scorer) if self.routes is not None else scorer
-
     def saw(self, site: str, on_topic: bool) -> None:
         """A page of ``site`` was fetched, on topic or not (``SiteRoutes.saw``)."""
         if self.routes is not None:
@@ -511,11 +507,12 @@ class CrawlPolicy:
         """Re-score the queued links with ``scorer`` (a fault is recorded, not raised)."""
         t0 = time.perf_counter()
         try:
-            n = self.frontier.rerank(self.routed(scorer), self.promote_below(scorer))
+            n = self.frontier.rerank(scorer, self.promote_below(scorer), self.routes)
         except Exception:
             self.fault("rerank")
         else:
             self.stats.reranks += 1
+            self.stats.token_reranks += self.store.last_rerank_tokens
             log.info("frontier re-ranked: %d links in %.2fs", n, time.perf_counter() - t0)
 
     def exhausted(self) -> bool:

@@ -8,13 +8,13 @@ import functools
 import re
 from collections import Counter
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 import numpy as np
 
 from formhunter.frontier.route_words import SEARCH_WORDS
-from formhunter.interfaces import LinkRecord, LinkScorer, RecordScorer
+from formhunter.interfaces import LinkRecord
 
 if TYPE_CHECKING:
     from formhunter.frontier.sites import SiteBudget
@@ -91,8 +91,10 @@ class SiteRoutes:
     looks on-domain (``saw``: a page of it on topic; or a relevant form found), its links
     whose anchor or URL name a search route (``route_words``) go to level 0 with a score
     above any probability (1 + the scorer's), those whose nearby words do get 0.5 + it;
-    at most ``per_site`` links of a site as they are found (and as many per site at each
-    re-rank: ``scorer``), so that a site's search result pages cannot take the crawl."""
+    at most ``per_site`` links of a site as they are found (``links``), and as many per
+    site, the first by lid, at each re-rank (``interfaces.RoutesFirst``: the frontier store
+    keeps each link's bonus, so a re-rank from token ids needs no text), so that a site's
+    search result pages cannot take the crawl."""
 
     def __init__(self, per_site: int, budget: SiteBudget) -> None:
         self.per_site = per_site
@@ -111,55 +113,46 @@ class SiteRoutes:
             return 1.0
         return 0.5 if self.words.text(around) else 0.0
 
-    def apply(self, rows: Sequence[tuple[str, str, str, str]], levels: np.ndarray,
-              scores: np.ndarray, counts: Counter[str],
-              moved: list[int] | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-        """(url, site, anchor, around) rows with the scorer's arrays: the route links of
-        on-domain sites moved first (``counts``: links promoted per site so far; their
-        indices appended to ``moved``)."""
+    def sites(self) -> set[str]:
+        """The sites that look on-domain now: a page of them on topic, or a relevant form."""
+        return self.on_domain | {s for s, n in self.budget.relevant.items() if n}
+
+    def first(self, sites: Sequence[str], bonus: np.ndarray) -> np.ndarray:
+        """Of links in lid order (their ``sites``, their ``bonus``), which go first: the
+        first ``per_site`` with a bonus of each site (a mask)."""
+        take = np.zeros(len(sites), dtype=bool)
+        counts: Counter[str] = Counter()
+        for i in np.flatnonzero(np.asarray(bonus) > 0).tolist():
+            if counts[sites[i]] < self.per_site:
+                counts[sites[i]] += 1
+                take[i] = True
+        return take
+
+    @staticmethod
+    def place(levels: np.ndarray, scores: np.ndarray,
+              bonus: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+        """The scorer's (levels, scores) with the links of ``bonus`` > 0 at level 0 and a
+        score of their bonus plus the scorer's, clipped to [0, 1] (0 if not finite)."""
         lv = np.array(levels, dtype=np.int64)
         sc = np.array(scores, dtype=np.float64)
-        relevant = self.budget.relevant
-        for i, (url, site, anchor, around) in enumerate(rows):
-            if counts[site] >= self.per_site or not (site in self.on_domain or relevant[site]):
-                continue
-            bonus = self.bonus(url, anchor, around)
-            if bonus:
-                counts[site] += 1
-                base = sc[i] if np.isfinite(sc[i]) else 0.0
-                lv[i], sc[i] = 0, bonus + min(max(base, 0.0), 1.0)
-                if moved is not None:
-                    moved.append(i)
+        up = np.asarray(bonus) > 0
+        if up.any():
+            base = sc[up]
+            lv[up] = 0
+            sc[up] = bonus[up] + np.clip(np.where(np.isfinite(base), base, 0.0), 0.0, 1.0)
         return lv, sc
 
     def links(self, records: Sequence[LinkRecord], levels: np.ndarray, scores: np.ndarray,
               moved: list[int]) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-        """New links as they are found (counted in ``promoted`` for the run)."""
-        rows = [(r.url, r.site, r.anchor, r.around) for r in records]
-        return self.apply(rows, levels, scores, self.promoted, moved)
-
-    def scorer(self, scorer: LinkScorer) -> LinkScorer:
-        """``scorer`` with the routes applied: what the frontier is re-ranked with."""
-        return _RoutedScorer(scorer, self)
-
-
-class _RoutedScorer(RecordScorer):
-    """A link scorer followed by ``SiteRoutes.apply`` (fresh per-site counts per call).
-    It reads the links' text (anchor, URL, nearby words), so a re-rank with it goes
-    through ``score_frame`` (``token_spaces`` None), not the stored token ids."""
-
-    def __init__(self, scorer: LinkScorer, routes: SiteRoutes) -> None:
-        self.inner = scorer
-        self.routes = routes
-        self.n_levels = scorer.n_levels
-
-    def score(self, links: Sequence[LinkRecord]) -> tuple[np.ndarray, np.ndarray]:
-        lv, sc = self.inner.score(links)
-        rows = [(r.url, r.site, r.anchor, r.around) for r in links]
-        return self.routes.apply(rows, lv, sc, Counter())
-
-    def score_frame(self, frame: Any) -> tuple[np.ndarray, np.ndarray]:
-        lv, sc = self.inner.score_frame(frame)
-        rows = list(zip(frame["url"], frame["site"], frame["anchor"].fillna(""),
-                        frame["around"].fillna(""), strict=True))  # fmt: skip
-        return self.routes.apply(rows, lv, sc, Counter())
+        """New links as they are found, in order: those of on-domain sites with a bonus
+        go first while their site had fewer than ``per_site`` so (``promoted``, counted
+        for the run); their indices are appended to ``moved``."""
+        bonus = np.zeros(len(records))
+        sites = self.sites()
+        for i, r in enumerate(records):
+            if self.promoted[r.site] < self.per_site and r.site in sites:
+                bonus[i] = self.bonus(r.url, r.anchor, r.around)
+                if bonus[i]:
+                    self.promoted[r.site] += 1
+                    moved.append(i)
+        return self.place(levels, scores, bonus)

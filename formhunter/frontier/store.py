@@ -18,11 +18,14 @@ row is there, and those reads account for the changes still buffered. Nothing he
 the engine: the store flushes itself, the catalogue's commit flushes the rest.
 ``load`` takes the best not-yet-loaded queued links of each level (a quota per
 level, so links of delayed benefit get their turn); ``rerank`` re-scores every
-queued link in batches, in one transaction: from the token ids ``tokens``
+queued link in one transaction, a chunk of lids at a time (read, scored, written:
+memory is bounded by the chunk), in batches: from the token ids ``tokens``
 (``frontier.tokens.LinkTokens``) keeps in memory when the scorer reads token ids
 (``LinkScorer.token_spaces``; links met for the first time are tokenised then, once),
 else through Arrow with the scorer's columnar ``score_frame`` on the links' text; the
-new levels and scores are written by row id.
+new levels and scores are written by row id. The route policy's links then go first
+(``interfaces.RoutesFirst``): the store keeps each link's route bonus (``route_bonus``,
+computed from its text once), so the token path needs no text for it either.
 ``insert_queued`` fills a run's frontier in bulk from an Arrow table of links
 (benchmarks, imports).
 """
@@ -40,7 +43,7 @@ import numpy as np
 import pyarrow as pa
 
 from formhunter.frontier.tokens import LinkTokens
-from formhunter.interfaces import LinkScorer
+from formhunter.interfaces import LinkScorer, RoutesFirst
 from formhunter.model import Entry, LinkRecord
 from formhunter.schema import RowBuffer, insert_arrow
 from formhunter.urls import host_of, site_of
@@ -63,8 +66,6 @@ Scored = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 """One re-ranked batch: lids, row ids, in reserve, the scorer's levels and scores."""
 Where = tuple[str, list[Any]]
 """A WHERE clause on the frontier table and its parameters."""
-#: A re-rank from token ids writes new levels and scores every so many links.
-UPDATE_ROWS = 1_000_000
 
 
 def level_of(levels: np.ndarray, scores: np.ndarray, n_levels: int) -> np.ndarray:
@@ -141,7 +142,10 @@ class FrontierStore:
         self.next_lid = 1
         self.n_unloaded = 0
         self.last_rerank_seconds = 0.0
+        self.last_rerank_tokens = False  # whether the last re-rank scored from token ids
         self.tokens = LinkTokens()
+        # lid -> route bonus (``RoutesFirst.bonus``; NaN: not computed yet)
+        self.route_bonus = np.full(0, np.nan, np.float32)
         self._open()
 
     def _open(self) -> None:
@@ -357,13 +361,17 @@ class FrontierStore:
             self.con.unregister("_fr_lids")
 
     def rerank(self, scorer: LinkScorer, n_levels: int, *, batch: int = 50_000,
-               inflight: Sequence[int] = (), promote_below: int = 0) -> int:  # fmt: skip
-        """Re-score every queued link with ``scorer``; all become unloaded except
-        ``inflight``. With ``promote_below`` the links in reserve are re-scored too,
-        and those the scorer puts in a level below it become queued. Links whose fetch
-        ended since the last commit (a buffered state change) are left alone. Returns
-        the number of links re-scored."""
+               chunk: int = 1_000_000, inflight: Sequence[int] = (), promote_below: int = 0,
+               routes: RoutesFirst | None = None) -> int:  # fmt: skip
+        """Re-score every queued link with ``scorer``, then put the links ``routes``
+        chooses first; all become unloaded except ``inflight``. With ``promote_below`` the
+        links in reserve are re-scored too, and those placed in a level below it become
+        queued. Links whose fetch ended since the last commit (a buffered state change)
+        are left alone. Read, scored and written ``chunk`` lids at a time (memory is
+        bounded by the chunk, not the frontier), scored ``batch`` links at a time.
+        Returns the number of links re-scored."""
         t0 = time.perf_counter()
+        self.last_rerank_tokens = False
         self.sync()
         states = "('queued', 'reserve')" if promote_below > 0 and self.reserved else "('queued')"
         ended = [r[0] for r in self._updates.rows]
@@ -372,7 +380,8 @@ class FrontierStore:
                  [self.run_id, ended] if ended else [self.run_id])  # fmt: skip
         self.con.execute("BEGIN TRANSACTION")  # the row ids read stay valid until the UPDATE
         try:
-            n, res, up, gone = self._rerank(scorer, n_levels, where, batch, promote_below)
+            n, unloaded, gone = self._rerank(scorer, n_levels, where, batch, chunk,
+                                             promote_below, routes)  # fmt: skip
             if inflight:
                 self._set_loaded(list(inflight))
             self.con.execute("COMMIT")
@@ -382,43 +391,46 @@ class FrontierStore:
         if gone:
             self.reserved = {u: lid for u, lid in self.reserved.items() if lid not in gone}
         if n:
-            self.n_unloaded = int((~res | up).sum()) - len(inflight)
+            self.n_unloaded = unloaded - len(inflight)
         self.last_rerank_seconds = time.perf_counter() - t0
         return n
 
     def _rerank(self, scorer: LinkScorer, n_levels: int, where: Where, batch: int,
-                promote_below: int) -> tuple[int, np.ndarray, np.ndarray, set[int]]:  # fmt: skip
-        """``rerank`` inside its transaction: (links re-scored, which were in reserve,
-        which of those were promoted, the promoted lids). From token ids, the new levels
-        and scores are written every ``UPDATE_ROWS`` links (memory stays bounded);
-        through the text, at the end (the text is read while scoring)."""
+                chunk: int, promote_below: int,
+                routes: RoutesFirst | None) -> tuple[int, int, set[int]]:  # fmt: skip
+        """``rerank`` inside its transaction: (links re-scored, of those the queued ones
+        and the promoted ones, the promoted lids). Each chunk of lids is read, scored and
+        written before the next."""
+        lo, hi = self.con.execute(f"SELECT min(lid), max(lid) FROM frontier WHERE {where[0]}",
+                                  where[1]).fetchall()[0]  # fmt: skip
+        if lo is None:
+            return 0, 0, set()
+        first = (self._routes_first(routes, where) if routes is not None
+                 else (np.zeros(0, np.int64), np.zeros(0)))  # fmt: skip
         tokens = scorer.token_spaces is not None
-        out: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # row ids, levels, scores
-        reserve: list[np.ndarray] = []
+        self.last_rerank_tokens = tokens
+        n = unloaded = 0
         promoted: list[np.ndarray] = []
-        lids: list[np.ndarray] = []
-        n = waiting = 0
-        batches = (self._token_batches(scorer, where, batch) if tokens
-                   else self._frame_batches(scorer, where, batch))  # fmt: skip
-        for lid, rowid, res, lv, sc in batches:
-            sc = np.asarray(sc, dtype=np.float64)
-            raw = np.asarray(lv, dtype=np.int64)
-            out.append((rowid, level_of(raw, sc, n_levels).astype(np.int32), sc))
-            reserve.append(res)
-            up = res & (raw >= 0) & (raw < promote_below) & ~np.isnan(sc)
-            promoted.append(up)
-            lids.append(lid[up])
-            n += len(lid)
-            waiting += len(lid)
-            if tokens and waiting >= UPDATE_ROWS:
-                self._write_ranks(out)
-                out, waiting = [], 0
+        for a in range(int(lo), int(hi) + 1, chunk):
+            part = (f"{where[0]} AND lid >= ? AND lid < ?", [*where[1], a, a + chunk])
+            batches = (self._token_batches(scorer, part, batch) if tokens
+                       else self._frame_batches(scorer, part, batch))  # fmt: skip
+            ranks: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # row ids, levels, scores
+            for lid, rowid, res, lv, sc in batches:
+                raw, sc = np.asarray(lv, dtype=np.int64), np.asarray(sc, dtype=np.float64)
+                if routes is not None and len(first[0]):
+                    raw, sc = routes.place(raw, sc, _bonus_of(first, lid))
+                ranks.append((rowid, level_of(raw, sc, n_levels).astype(np.int32), sc))
+                up = res & (raw >= 0) & (raw < promote_below) & ~np.isnan(sc)
+                promoted.append(lid[up])
+                n += len(lid)
+                unloaded += int((~res | up).sum())
+            self._write_ranks(ranks)
         if not n:
-            return 0, np.zeros(0, bool), np.zeros(0, bool), set()
-        self._write_ranks(out)
+            return 0, 0, set()
         self.con.execute(f"UPDATE frontier SET loaded = false WHERE {where[0]} AND loaded",
                          where[1])  # fmt: skip
-        gone = np.concatenate(lids)
+        gone = np.concatenate(promoted)
         if len(gone):
             self.con.register("_fr_up", pa.table({"lid": pa.array(gone, type=pa.int64())}))
             try:
@@ -427,7 +439,46 @@ class FrontierStore:
                                  [self.run_id])  # fmt: skip
             finally:
                 self.con.unregister("_fr_up")
-        return n, np.concatenate(reserve), np.concatenate(promoted), set(gone.tolist())
+        return n, unloaded, set(gone.tolist())
+
+    def _routes_first(self, routes: RoutesFirst, where: Where) -> tuple[np.ndarray, np.ndarray]:
+        """(lids, bonuses) of the links ``routes`` puts first at this re-rank, lids sorted:
+        of the links of its sites (read by lid), by their bonus (``route_bonus``)."""
+        sites = routes.sites()
+        if not sites:
+            return np.zeros(0, np.int64), np.zeros(0)
+        self.con.register("_fr_sites", pa.table({"site": pa.array(sorted(sites), pa.string())}))
+        try:
+            rows = self.con.sql(
+                f"SELECT lid, site FROM frontier WHERE {where[0]}"
+                " AND site IN (SELECT site FROM _fr_sites) ORDER BY lid", params=where[1],
+            ).to_arrow_table()  # fmt: skip
+        finally:
+            self.con.unregister("_fr_sites")
+        lids = rows.column(0).to_numpy()
+        bonus = self._route_bonus(routes, lids)
+        take = routes.first(rows.column(1).to_pylist(), bonus)
+        return lids[take], bonus[take]
+
+    def _route_bonus(self, routes: RoutesFirst, lids: np.ndarray) -> np.ndarray:
+        """The route bonus of stored links ``lids``, each computed from its text once."""
+        if len(lids) and int(lids.max()) >= len(self.route_bonus):
+            grown = np.full(max(int(lids.max()) + 1, 2 * len(self.route_bonus)), np.nan,
+                            np.float32)  # fmt: skip
+            grown[: len(self.route_bonus)] = self.route_bonus
+            self.route_bonus = grown
+        missing = lids[np.isnan(self.route_bonus[lids])]
+        if len(missing):
+            self.con.register("_fr_rb", pa.table({"lid": pa.array(missing, type=pa.int64())}))
+            try:
+                rows = self.con.execute(
+                    "SELECT lid, url, anchor, around FROM frontier WHERE run_id = ?"
+                    " AND lid IN (SELECT lid FROM _fr_rb)", [self.run_id]).fetchall()  # fmt: skip
+            finally:
+                self.con.unregister("_fr_rb")
+            for lid, url, anchor, around in rows:
+                self.route_bonus[lid] = routes.bonus(url, anchor or "", around or "")
+        return self.route_bonus[lids].astype(np.float64)
 
     def _write_ranks(self, ranks: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> None:
         """UPDATE level and score of the rows (row id, level, score) of ``ranks``."""
@@ -484,17 +535,30 @@ class FrontierStore:
             yield lid[a:b], rowid[a:b], res[a:b], lv, sc
 
     def _tokenise(self, lids: np.ndarray, batch: int) -> None:
-        """Tokenise stored links ``lids`` (``LinkTokens.add``) from their text."""
+        """Tokenise stored links ``lids`` (sorted; ``LinkTokens.add``) from their text,
+        read ``batch`` rows at a time (a lid range, and only those lids unless they are
+        all of it)."""
         if len(lids) == 0:
             return
-        self.con.register("_fr_tok", pa.table({"lid": pa.array(lids, type=pa.int64())}))
+        lo, hi = int(lids[0]), int(lids[-1])
+        sql = ("SELECT lid, url, anchor, around, dom_terms FROM frontier"
+               " WHERE run_id = ? AND lid >= ? AND lid <= ?")  # fmt: skip
+        every = len(lids) == hi - lo + 1
+        if not every:
+            self.con.register("_fr_tok", pa.table({"lid": pa.array(lids, type=pa.int64())}))
+            sql += " AND lid IN (SELECT lid FROM _fr_tok)"
         try:
-            reader = self.con.sql(
-                "SELECT f.lid, url, anchor, around, dom_terms FROM frontier f"
-                " JOIN _fr_tok t ON f.lid = t.lid WHERE f.run_id = ? ORDER BY f.lid",
-                params=[self.run_id],
-            ).to_arrow_reader(batch)
-            for rb in reader:
-                self.tokens.add(rb.column(0).to_numpy(), rb)
+            for rb in self.con.sql(sql, params=[self.run_id, lo, hi]).to_arrow_reader(batch):
+                if rb.num_rows:
+                    self.tokens.add(rb.column(0).to_numpy(), rb)
         finally:
-            self.con.unregister("_fr_tok")
+            if not every:
+                self.con.unregister("_fr_tok")
+
+
+def _bonus_of(first: tuple[np.ndarray, np.ndarray], lids: np.ndarray) -> np.ndarray:
+    """The bonus of each of ``lids`` among the links put first (``first``: sorted lids and
+    their bonuses), 0 for the others."""
+    chosen, bonus = first
+    pos = np.minimum(np.searchsorted(chosen, lids), len(chosen) - 1)
+    return np.where(chosen[pos] == lids, bonus[pos], 0.0)

@@ -50,7 +50,7 @@ from sklearn.tree import DecisionTreeRegressor
 from formhunter.config import FrontierSettings, TresSettings
 from formhunter.frontier import FrontierStore
 from formhunter.frontier.levels import ReadyIn
-from formhunter.interfaces import LinkScorer
+from formhunter.interfaces import LinkScorer, RoutesFirst
 from formhunter.model import Entry, LinkRecord
 
 log = logging.getLogger(__name__)
@@ -439,9 +439,10 @@ class TreeFrontier:
         """Nothing in the tree and nothing in flight."""
         return not self.inflight and self._n == 0
 
-    def rerank(self, scorer: LinkScorer | None = None, promote_below: int = 0) -> int:
-        """The Frontier's re-rank: here a rebuild of the tree (``scorer`` is not used:
-        the chooser scores the candidates). Returns the links re-routed."""
+    def rerank(self, scorer: LinkScorer | None = None, promote_below: int = 0,
+               routes: RoutesFirst | None = None) -> int:  # fmt: skip
+        """The Frontier's re-rank: here a rebuild of the tree (``scorer`` and ``routes``
+        are not used: the chooser scores the candidates). Returns the links re-routed."""
         self.rebuild()
         return self._n
 
