@@ -1,8 +1,8 @@
 """Settings: one frozen object; defaults < TOML file (``--config``) < command-line flags.
 
 Sections (TOML tables of the same names): ``crawl``, ``fetch`` (``FetchSettings``),
-``frontier``, ``stopping``, ``learning``, ``render``, ``parse``, ``tres``, ``warc``,
-``probe``. An unknown section or key, or a value of the wrong type, is a ``ConfigError``
+``frontier``, ``sitemaps``, ``stopping``, ``learning``, ``render``, ``parse``, ``tres``,
+``warc``, ``probe``. An unknown section or key, or a value of the wrong type, is a ``ConfigError``
 naming it. Example::
 
     [crawl]
@@ -283,6 +283,37 @@ class FrontierSettings:
 
 
 @dataclass(frozen=True)
+class SitemapSettings:
+    """XML sitemaps named by the ``Sitemap:`` lines of the robots.txt the crawler fetches
+    (``fetch.sitemaps``; with ``[fetch] obey_robots``). Their pages join the crawl: those
+    whose URL names a search route (``frontier.routes``) are queued, for the route
+    policy; the others are placed as the outlinks of an off-topic page are (the reserve,
+    under ACHE's follow rule). A robots.txt without a ``Sitemap:`` line costs nothing.
+
+    ``max_per_site``: sitemaps fetched per site at most, those an index names included
+    (0: sitemaps off). ``max_depth``: how deep sitemap indexes are followed (0: only the
+    sitemaps robots.txt names; 2: an index of indexes). ``max_bytes``: a sitemap's size,
+    decompressed, at most (a bigger one, or a gzip bomb, is refused whole); the protocol
+    allows 50 MB, 10 MB keeps a crawl's memory bounded. ``max_urls``: URLs taken from one
+    sitemap at most (the protocol's own limit is 50,000; a focused crawl spends some
+    100 pages on a site).
+    """
+
+    max_per_site: int = 5
+    max_depth: int = 2
+    max_bytes: int = 10 * 1024 * 1024
+    max_urls: int = 20_000
+
+    def __post_init__(self) -> None:
+        for name in ("max_per_site", "max_depth"):
+            if getattr(self, name) < 0:
+                raise ConfigError(f"sitemaps: {name} must not be negative")
+        for name in ("max_bytes", "max_urls"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"sitemaps: {name} must be at least 1")
+
+
+@dataclass(frozen=True)
 class StoppingSettings:
     """Per-site stopping criteria (ACHE), for strategies with ``site_limits``.
 
@@ -560,6 +591,7 @@ class Settings:
     crawl: CrawlSettings = field(default_factory=CrawlSettings)
     fetch: FetchSettings = field(default_factory=FetchSettings)
     frontier: FrontierSettings = field(default_factory=FrontierSettings)
+    sitemaps: SitemapSettings = field(default_factory=SitemapSettings)
     stopping: StoppingSettings = field(default_factory=StoppingSettings)
     learning: LearningSettings = field(default_factory=LearningSettings)
     render: RenderSettings = field(default_factory=RenderSettings)

@@ -45,6 +45,7 @@ from formhunter import killpoints
 from formhunter.catalogue import Catalogue, RunInfo, snapshot_path, write_snapshot
 from formhunter.config import Settings
 from formhunter.fetch import Fetcher, FetchResult
+from formhunter.fetch.sitemaps import SitemapLinks, SitemapReader
 from formhunter.frontier.policy import SiteBudget
 from formhunter.interfaces import CrawlFrontier, LinkScorer
 from formhunter.interfaces import Fetcher as FetcherProtocol
@@ -63,8 +64,10 @@ log = logging.getLogger(__name__)
 
 Listener = Callable[[str, "Engine"], None]
 Companion = Callable[["Engine"], Awaitable[None]]
+#: what a fetch task gives: the answer, the page parsed in the task, a sitemap's links
+FetchOut = tuple[FetchResult, Page | None, SitemapLinks | None]
 #: a completed fetch waiting to be recorded
-Done = tuple[Entry, "asyncio.Task[tuple[FetchResult, Page | None]]"]
+Done = tuple[Entry, "asyncio.Task[FetchOut]"]
 
 
 def _wake(fut: asyncio.Future[None]) -> None:
@@ -98,9 +101,9 @@ class Engine:
         self.components: dict[str, str] = {}
         self._stop_reason = ""
         self._last_commit = (0, time.monotonic())
-        self._tasks: dict[asyncio.Task[tuple[FetchResult, Page | None]], Entry] = {}
+        self._tasks: dict[asyncio.Task[FetchOut], Entry] = {}
         # completed fetches waiting for the next batch, and when the first arrived
-        self._ready: list[tuple[Entry, asyncio.Task[tuple[FetchResult, Page | None]]]] = []
+        self._ready: list[Done] = []
         self._ready_since = 0.0
         self._ordered = _Ordered(settings.crawl.ordered_block) if settings.crawl.ordered_block \
             else None  # fmt: skip
@@ -109,6 +112,7 @@ class Engine:
         self.parse_pool: ParsePool | None = None  # with crawl.parse_workers
         self.parser = TaskParser(settings.parse, self.stats)
         self.warc: WarcSink | None = None  # with [warc] dir
+        self.sitemaps: SitemapReader | None = None  # with [sitemaps] max_per_site
         self._last_snapshot = 0.0
         self.max_pages = settings.crawl.max_pages  # the loop's page limit
         self._deadline = math.inf  # a slice's end (``run_slice``)
@@ -190,6 +194,7 @@ class Engine:
         self.pipeline, self.frontier, self.budget = pipeline, pipeline.frontier, pipeline.budget
         self.stats = pipeline.stats
         self.parser = TaskParser(self.settings.parse, self.stats, self.parse_pool)
+        self._open_sitemaps()
 
     async def run_slice(self, max_pages: int, seconds: float) -> str:
         """The batch loop over an attached pipeline with an open fetcher, until
@@ -204,8 +209,9 @@ class Engine:
             self._deadline = math.inf
 
     async def _open_helpers(self) -> None:
-        """The renderer and the parse pool, when configured."""
+        """The renderer, the parse pool and the sitemap reader, when configured."""
         fetcher = self.fetcher
+        self._open_sitemaps()
         if self.settings.render.mode != "never":
             from formhunter.fetch.render import open_renderer
 
@@ -217,6 +223,14 @@ class Engine:
             if self.parse_pool is not None:
                 self.components["parse_workers"] = str(workers)
         self.parser = TaskParser(self.settings.parse, self.stats, self.parse_pool)
+
+    def _open_sitemaps(self) -> None:
+        """The sitemap reader (``[sitemaps] max_per_site``, with robots.txt obeyed and an
+        HTTP fetcher), once."""
+        s, http = self.settings, self.fetcher.http()
+        if (self.sitemaps is None and s.sitemaps.max_per_site and s.fetch.obey_robots
+                and http is not None):  # fmt: skip
+            self.sitemaps = SitemapReader(s.sitemaps, http)
 
     def _open_run(self) -> None:
         cat, s = self.catalogue, self.settings
@@ -340,7 +354,7 @@ class Engine:
             handle.cancel()
             self._waiter = None
 
-    def _arrived(self, task: asyncio.Task[tuple[FetchResult, Page | None]]) -> None:
+    def _arrived(self, task: asyncio.Task[FetchOut]) -> None:
         """Done-callback of a fetch task: queue it for the next batch, wake the loop."""
         entry = self._tasks.pop(task, None)
         if entry is None or task.cancelled():
@@ -382,24 +396,29 @@ class Engine:
             self._process_ready()
         return reason
 
-    async def _fetch(self, entry: Entry) -> tuple[FetchResult, Page | None]:
-        """Step 3: fetch; then ``TaskParser`` may parse here (a parse pool, a big body in
-        a thread) and, with a renderer, the page is rendered here (it awaits a browser)."""
+    async def _fetch(self, entry: Entry) -> FetchOut:
+        """Step 3: fetch; the first fetch that knows an origin's robots.txt reads the
+        sitemaps it names (``fetch.sitemaps``); then ``TaskParser`` may parse here (a
+        parse pool, a big body in a thread) and, with a renderer, the page is rendered
+        here (it awaits a browser)."""
         result = await self.fetcher.fetch(entry.url)
+        found = None
+        if self.sitemaps is not None and result.error not in NOT_FETCHED:
+            found = await self.sitemaps.read(entry.url, result.final_url)
         if result.error:
-            return result, None
+            return result, None, found
         page = await self.parser.parse(entry, result, always=self.renderer is not None)
         if self.renderer is None or page is None:
-            return result, page
+            return result, page, found
         from formhunter.fetch.render import maybe_render
 
         with self.timer("render"):
             try:
                 return result, await maybe_render(self.settings.render.mode, self.renderer,
-                                                  result, page, limits=self.settings.parse)
+                                                  result, page, limits=self.settings.parse), found
             except Exception:
                 self.pipeline.fault("render")
-        return result, page
+        return result, page, found
 
     async def _cancel_inflight(self) -> None:
         """Cancel fetches in flight; they and fetched-but-unprocessed links stay queued."""

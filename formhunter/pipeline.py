@@ -47,6 +47,7 @@ from formhunter.components import Components, restore_learners
 from formhunter.config import ParseSettings, Settings
 from formhunter.exceptions import ParseError
 from formhunter.fetch import FetchResult
+from formhunter.fetch.sitemaps import SitemapLinks
 from formhunter.frontier import FrontierStore, add_seeds
 from formhunter.frontier.levels import ReadyIn
 from formhunter.frontier.policy import CrawlPolicy, Follow, SiteBudget
@@ -57,7 +58,7 @@ from formhunter.interfaces import (
     PageOutcome,
     SiteAwareCritic,
 )
-from formhunter.model import Entry, Form, Page, Verdict
+from formhunter.model import Entry, Form, Link, Page, Verdict
 from formhunter.parse import dom_offset_terms, parse_page
 from formhunter.stats import CrawlStats, Timer, charge, clock
 from formhunter.strategies import Strategy, build
@@ -94,11 +95,14 @@ class PathIndex:
 
 @dataclass(slots=True)
 class Fetched:
-    """A fetched link; ``page`` when it was parsed (and maybe rendered) in the fetch task."""
+    """A fetched link; ``page`` when it was parsed (and maybe rendered) in the fetch task;
+    ``sitemap``: what the sitemaps named by its origin's robots.txt gave, when this fetch
+    was the first to know that robots.txt (``fetch.sitemaps``)."""
 
     entry: Entry
     result: FetchResult
     page: Page | None = None
+    sitemap: SitemapLinks | None = None
 
 
 @dataclass(slots=True)
@@ -250,6 +254,9 @@ class Pipeline:
         for it in items:
             self._record(it, links)
             killpoints.reached("mid-batch")
+        for f in batch:
+            if f.sitemap is not None:
+                self._sitemap_links(f.entry, f.sitemap, links)
         added = self._add_outlinks(links)
         new, self._new_scorer = self._new_scorer, None
         return BatchResult([it.out for it in items], added, new)
@@ -483,6 +490,40 @@ class Pipeline:
                 st.skipped[reason] += 1
                 continue
             links.add(rec, host, seq, last, reserve)
+        charge(st, "frontier", t0)
+
+    def _sitemap_links(self, entry: Entry, found: SitemapLinks, links: _Outlinks) -> None:
+        """The pages a site's sitemaps list join the batch's new links, one hop below
+        ``entry`` (whose fetch read them), as the crawl policy says (``sitemap_follow``,
+        link rules); no anchor and no nearby words: a sitemap names a page, nothing more."""
+        st, store, policy = self.stats, self.store, self.policy
+        t0 = clock()
+        st.sitemaps += found.read
+        st.sitemap_errors.update(found.errors)
+        depth, seq = entry.depth + 1, st.pages
+        seen, in_reserve = store.seen, store.in_reserve
+        for u, sitemap in found.urls:
+            follow = policy.sitemap_follow(u, depth)
+            if follow is Follow.DROP:
+                continue
+            reserve = follow is Follow.RESERVE
+            i = links.urls.get(u)
+            if i is not None:
+                if links.reserve[i] and not reserve:
+                    links.reserve[i] = False
+                continue
+            if u in seen and (reserve or not in_reserve(u)):
+                continue
+            host = host_of(u)
+            site = site_of_host(host)
+            rec = LinkRecord(u, site, depth, sitemap)
+            reason = policy.link_reason(u, site, depth, Link(u))
+            if reason:
+                store.add_skipped(rec, host, reason, at_page=seq)
+                st.skipped[reason] += 1
+                continue
+            links.add(rec, host, seq, follow is Follow.LAST, reserve)
+            st.sitemap_links += 1
         charge(st, "frontier", t0)
 
     def _add_outlinks(self, links: _Outlinks) -> int:

@@ -14,7 +14,7 @@ Clock = tuple[float, float]
 COUNTERS = ("pages", "parsed", "on_topic", "forms", "searchable", "relevant", "links_new",
             "links_not_followed", "links_reserved", "reserve_opened", "links_near_form",
             "sites_extended", "learning_iterations", "reranks", "requeued",
-            "route_links", "token_reranks")  # fmt: skip
+            "route_links", "token_reranks", "sitemaps", "sitemap_links")  # fmt: skip
 
 
 @dataclass
@@ -35,6 +35,10 @@ class CrawlStats:
     sites_extended: int = 0  # times the page limit grew (``[stopping] extend_pages``)
     requeued: int = 0  # fetches that failed for a transient reason, their link queued again
     route_links: int = 0  # new links moved first by the route policy (``policy.SiteRoutes``)
+    sitemaps: int = 0  # XML sitemaps read (``fetch.sitemaps``)
+    sitemap_links: int = 0  # new frontier links they gave (queued or in reserve)
+    # sitemaps refused or not fetched, and their URLs not taken, by kind
+    sitemap_errors: Counter[str] = field(default_factory=Counter)
     errors: Counter[str] = field(default_factory=Counter)
     skipped: Counter[str] = field(default_factory=Counter)
     faults: Counter[str] = field(default_factory=Counter)
@@ -85,7 +89,9 @@ class CrawlStats:
             "links_reserved": self.links_reserved, "reserve_opened": self.reserve_opened,
             "links_near_form": self.links_near_form, "sites_extended": self.sites_extended,
             "requeued": self.requeued, "route_links": self.route_links,
-            "errors": dict(self.errors), "skipped": dict(self.skipped),
+            "sitemaps": self.sitemaps, "sitemap_links": self.sitemap_links,
+            "sitemap_errors": dict(self.sitemap_errors), "errors": dict(self.errors),
+            "skipped": dict(self.skipped),
             "faults": dict(self.faults), "stage": {k: round(v, 4) for k, v in self.stage.items()},
             "stage_cpu": {k: round(v, 4) for k, v in self.stage_cpu.items()},
             "learning_iterations": self.learning_iterations, "reranks": self.reranks,
@@ -101,6 +107,7 @@ class CrawlStats:
         self.errors.update(d.get("errors", {}))
         self.skipped.update(d.get("skipped", {}))
         self.faults.update(d.get("faults", {}))
+        self.sitemap_errors.update(d.get("sitemap_errors", {}))
         for key in ("stage", "stage_cpu"):
             acc = getattr(self, key)
             for k, v in d.get(key, {}).items():
@@ -115,6 +122,7 @@ class CrawlStats:
         s.errors.update(d.get("errors", {}))
         s.skipped.update(d.get("skipped", {}))
         s.faults.update(d.get("faults", {}))
+        s.sitemap_errors.update(d.get("sitemap_errors", {}))
         s.stage.update({k: float(v) for k, v in d.get("stage", {}).items()})
         s.stage_cpu.update({k: float(v) for k, v in d.get("stage_cpu", {}).items()})
         return s

@@ -19,6 +19,9 @@ Each fetch, for every hop of a redirect chain:
    a declared ``Content-Length`` above ``max_bytes``, and stops reading as soon
    as more than ``max_bytes`` (decoded) arrived.
 
+``Fetcher.fetch_document(url, max_bytes=, content_types=)`` fetches a file that is not a
+page (an XML sitemap: ``fetch.sitemaps``) the same way, of other media types.
+
 Error kinds (``FetchResult.error``): ``bad-url``, ``bad-redirect``, ``dns``,
 ``forbidden-address``, ``robots``, ``robots-unreachable``, ``connect``,
 ``disconnected``, ``timeout``, ``proxy``, ``tls``, ``bad-response``,
@@ -108,6 +111,7 @@ class FetchStats:
     retries: int = 0
     redirects: int = 0
     robots_fetches: int = 0
+    documents: int = 0  # files that are not pages (``fetch_document``: sitemaps)
     bytes: int = 0
     errors: Counter[str] = field(default_factory=Counter)
 
@@ -119,6 +123,7 @@ class FetchStats:
             "retries": self.retries,
             "redirects": self.redirects,
             "robots_fetches": self.robots_fetches,
+            "documents": self.documents,
             "bytes": self.bytes,
             "errors": dict(self.errors),
         }
@@ -314,6 +319,29 @@ class Fetcher:
             self.stats.ok += 1
         return result
 
+    async def fetch_document(self, url: str, *, max_bytes: int,
+                             content_types: Sequence[str]) -> FetchResult:  # fmt: skip
+        """Fetch a file that is not a page (a sitemap) as ``fetch`` does -- address guard,
+        robots.txt, politeness, retries -- but of ``content_types`` (any type when the
+        answer names none) and at most ``max_bytes`` ("too-large" beyond). Never raises
+        for a failure of this URL; not counted in the fetcher's page counters."""
+        if self._session is None:
+            raise RuntimeError("Fetcher.fetch_document called outside 'async with Fetcher(...)'")
+        started = time.monotonic()
+        result = FetchResult(url=url, final_url=url)
+        self.stats.documents += 1
+        try:
+            await self._run(result, check_robots=self.settings.obey_robots, check_type=True,
+                            max_bytes=max_bytes, truncate=False, retries=self.settings.retries,
+                            types=tuple(content_types))  # fmt: skip
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # never let one URL stop the crawl
+            log.exception("unexpected failure fetching %s", url)
+            result.fail("internal", f"{type(exc).__name__}: {exc}")
+        result.elapsed = time.monotonic() - started
+        return result
+
     # ---------------------------------------------------------------- internal
 
     async def _fetch_robots(self, url: str) -> tuple[int, bytes, str]:
@@ -338,6 +366,7 @@ class Fetcher:
         max_bytes: int,
         truncate: bool,
         retries: int,
+        types: tuple[str, ...] = (),
     ) -> None:
         current = normalize_url(result.url)
         if current is None:
@@ -365,7 +394,7 @@ class Fetcher:
                     result.fail(verdict, why)
                     return
             location = await self._with_retries(
-                current, host, result, check_type, max_bytes, truncate, retries
+                current, host, result, check_type, max_bytes, truncate, retries, types
             )
             if location is None:
                 return
@@ -393,15 +422,18 @@ class Fetcher:
         max_bytes: int,
         truncate: bool,
         retries: int,
+        types: tuple[str, ...] = (),
     ) -> str | None:
-        """Send the request, again after transient failures; the Location to follow."""
+        """Send the request, again after transient failures; the Location to follow.
+        ``types``: the media types read (() = ``allowed_content_types``, a page's)."""
         s = self.settings
         for attempt in range(retries + 1):
             result.error = result.message = ""
             async with self.politeness.slot(host, lambda: self.delay_for(host)):
                 assert self._slots is not None
                 async with self._slots:
-                    outcome = await self._request(url, result, check_type, max_bytes, truncate)
+                    outcome = await self._request(url, result, check_type, max_bytes, truncate,
+                                                  types)  # fmt: skip
             if not isinstance(outcome, _Retry):
                 return outcome
             if attempt == retries:
@@ -420,7 +452,8 @@ class Fetcher:
         return None
 
     async def _request(
-        self, url: str, result: FetchResult, check_type: bool, max_bytes: int, truncate: bool
+        self, url: str, result: FetchResult, check_type: bool, max_bytes: int, truncate: bool,
+        types: tuple[str, ...] = (),
     ) -> str | _Retry | None:
         """One HTTP request: fills ``result``; returns a Location, None, or _Retry."""
         assert self._session is not None
@@ -432,7 +465,7 @@ class Fetcher:
             async with asyncio.timeout(s.total_timeout), self._session.get(
                 URL(url, encoded=True), allow_redirects=False, proxy=self._proxy
             ) as resp:
-                return await self._answer(resp, result, check_type, max_bytes, truncate)
+                return await self._answer(resp, result, check_type, max_bytes, truncate, types)
         except ForbiddenAddress as exc:
             result.fail("forbidden-address", str(exc))
         except aiohttp.ClientConnectorDNSError as exc:
@@ -475,6 +508,7 @@ class Fetcher:
         check_type: bool,
         max_bytes: int,
         truncate: bool,
+        types: tuple[str, ...] = (),
     ) -> str | _Retry | None:
         status = resp.status
         result.status = status
@@ -497,7 +531,7 @@ class Fetcher:
                 return _Retry(retry_after_seconds(headers.get("retry-after")))
             return None
 
-        allowed = self.settings.allowed_content_types
+        allowed = types or self.settings.allowed_content_types
         if check_type and raw_type and result.content_type not in allowed:
             resp.close()  # drop the connection rather than download the body
             result.fail("content-type", result.content_type)
@@ -521,7 +555,7 @@ class Fetcher:
                 return None
             chunks.append(chunk)
         body = b"".join(chunks)
-        if check_type and not raw_type:
+        if check_type and not raw_type and not types:  # a page without a type: sniffed
             if not _looks_like_html(body):
                 result.fail("content-type", "no Content-Type and not HTML")
                 return None

@@ -9,6 +9,9 @@ pipeline and the engine ask it, never the settings, what to do:
 - ``follow(depth, on_topic, n_links)``: a page's outlinks are queued, queued in the
   last level, kept in reserve, or dropped (``Follow``);
 - ``link_reason(url, site, depth, link)``: why one new outlink is skipped ("" = keep);
+- ``sitemap_follow(url, depth)``: a page a site's XML sitemap lists (``fetch.sitemaps``)
+  is queued when its URL names a search route (then placed by the route policy, as a
+  route link), else placed as an off-topic page's outlinks are;
 - ``promote_below(scorer)`` / ``promote(...)``: links bound for the reserve that
   ``scorer`` puts in a level below this one are queued at once (ACHE's delayed benefit);
 - ``next_link(now)``: the selector's next link, links of closed sites skipped on the
@@ -73,7 +76,7 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from formhunter.config import FrontierSettings, Settings
-from formhunter.frontier.routes import SiteRoutes
+from formhunter.frontier.routes import SiteRoutes, route_words
 from formhunter.frontier.sites import SiteBudget, SiteRule
 from formhunter.interfaces import CrawlFrontier, LinkRecord, LinkScorer
 from formhunter.model import Entry, Link
@@ -395,6 +398,15 @@ class CrawlPolicy:
             if decision is Follow.RESERVE:
                 self.stats.links_reserved += n_links
         return decision
+
+    def sitemap_follow(self, url: str, depth: int) -> Follow:
+        """What becomes of a page URL a site's sitemap lists, found at ``depth``: one whose
+        URL names a search route (``route_words``) is queued, for the route policy (module
+        doc); the others are placed as the outlinks of an off-topic page are: a sitemap
+        says what a site holds, not what is on topic (counted as ``follow`` counts)."""
+        if route_words().url(url):
+            return Follow.QUEUE
+        return self.follow(max(depth, 1), False, 1)
 
     def link_reason(self, url: str, site: str, depth: int, link: Link) -> str:
         """Why a new outlink is skipped ("" = it is scored and stored)."""
