@@ -45,7 +45,7 @@ def snapshot_time(path: Path) -> str:
 COLUMNS = ("run_id", "started_at", "finished_at", "domain", "strategy", "max_pages", "pages",
            "forms", "searchable_forms", "relevant_forms", "harvest_rate", "sites",
            "sites_relevant", "domain_sites_without", "pages_per_site",
-           "learning_iterations", "status", "end_reason")  # fmt: skip
+           "learning_iterations", "requeued", "status", "end_reason")  # fmt: skip
 
 RUNS_SQL = """
 SELECT r.run_id, r.started_at, r.finished_at, r.domain, r.strategy, r.max_pages,
@@ -58,7 +58,11 @@ SELECT r.run_id, r.started_at, r.finished_at, r.domain, r.strategy, r.max_pages,
        coalesce(ds.n, 0) AS domain_sites_without,
        CASE WHEN coalesce(p.sites, 0) > 0 THEN CAST(p.n AS DOUBLE) / p.sites
             ELSE 0.0 END AS pages_per_site,
-       coalesce(l.n, 0) AS learning_iterations, r.status, {end_reason} AS end_reason
+       coalesce(l.n, 0) AS learning_iterations,
+       coalesce(TRY_CAST(CASE WHEN json_valid(r.counters)
+                              THEN json_extract_string(r.counters, '$.requeued') END
+                         AS BIGINT), 0) AS requeued,
+       r.status, {end_reason} AS end_reason
 FROM runs r
 LEFT JOIN (SELECT run_id, count(*) AS n, count(DISTINCT site) AS sites FROM pages
            GROUP BY run_id) p USING (run_id)

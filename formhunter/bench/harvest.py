@@ -340,7 +340,8 @@ def oracle_run(graph: TruthGraph, domain: str, seeds: Sequence[str], pages: int,
     m = metrics(c, curve)
     m.update(relevant_critic=None, searchable_critic=None, wall_s=dt, crawl_s=dt,
              pages_per_s=None, learning_iterations=0, reason="budget" if n >= pages
-             else "exhausted", faults=0, errors=0, recomputes=curve.recomputes)  # fmt: skip
+             else "exhausted", faults=0, errors=0, requeued=0,
+             recomputes=curve.recomputes)  # fmt: skip
     frame = curve_frame("omniscient", domain, repeat, c, web)
     for col in ("relevant_critic_so_far", "searchable_critic_so_far"):
         frame[col] = pd.array([pd.NA] * n, dtype="Int64")
@@ -459,6 +460,7 @@ def _run_web(plan: HarvestPlan, w: int, strategies: Sequence[str], db_dir: Path,
                              pages_per_s=st.pages_per_second,
                              learning_iterations=st.learning_iterations, reason=result.reason,
                              faults=sum(st.faults.values()), errors=st.n_errors,
+                             requeued=st.requeued,
                              share_of_web=m["relevant"] / in_web if in_web else None,
                              extras=json.dumps(extras) if extras else "")  # fmt: skip
                     frame = curve_frame(strategy, domain, rep, c, w)

@@ -6,7 +6,10 @@
   with several webs first the table over webs (``webs_table``: per web the mean over
   repeats, then mean ± sd over webs) and the totals of every web;
   the "Paper claims vs formhunter" section (``claims``) and the plots' paths;
-- ``runs.csv``: one row per run with every figure of ``harvest.metrics``;
+- ``runs.csv``: one row per run with every figure of ``harvest.metrics`` and the run's
+  own: wall and crawl seconds, pages/s, learning iterations, end reason, faults, fetch
+  errors, ``requeued`` (fetches that failed for a transient reason, their link queued
+  again: ``[frontier] requeue_failed``);
 - ``curves.parquet``: strategy, domain, repeat, seq, relevant_so_far (truth),
   relevant_critic_so_far, searchable_so_far (truth), searchable_critic_so_far,
   on_topic (truth), on_topic_critic;

@@ -6,6 +6,9 @@ rate is relevant forms per page fetched. Per site: ``sites`` fetched from,
 ``sites_relevant`` where a relevant form was found, ``domain_sites_without``
 sites entered with an on-topic page but no relevant form found (the crawl
 reached the domain's site and left without its form), ``pages_per_site``.
+``requeued``: fetches that failed for a transient reason (timeout, connection, 5xx,
+429) and whose link went back into the frontier (``[frontier] requeue_failed``; the
+run's saved counters, 0 for runs before them): a busy machine or network shows here.
 All by the crawler's own judgement (the benchmark's site coverage uses the
 ground truth). ``status`` is what the catalogue
 records of how the run ended: ``finished`` (budget reached, frontier exhausted
@@ -83,6 +86,7 @@ TABLE = (
     Column("domain_sites_without", "on-topic w/o", 12, 5, right=True),
     Column("pages_per_site", "pages/site", 10, 3, right=True),
     Column("learning_iterations", "learning", 4, 6, right=True),
+    Column("requeued", "requeued", 5, 4, right=True),
     Column("status", "status", 8, 8),
     Column("end_reason", "ended by", 9, 7),
 )
@@ -101,7 +105,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "fetched, (searchable, relevant) forms, harvest rate (relevant forms per page), sites "
         "fetched from, sites with a relevant form, on-topic sites left without one, pages per "
         "site, "
-        "learning iterations, status (finished, interrupted or running) and why it ended.",
+        "learning iterations, fetches requeued after a transient failure, status (finished, "
+        "interrupted or running) and why it ended.",
     )
     p.add_argument("--db", required=True, metavar="FILE", help="the DuckDB catalogue")
     p.add_argument("--format", choices=["table", "csv", "json"], default="table")

@@ -41,6 +41,7 @@ def test_report_files(harvest: tuple[Path, dict[str, Path]]) -> None:
     # keyword best first (no learning) is a reference beside random since issue 17
     assert list(runs["strategy"]) == ["omniscient", "baseline", "keyword", "random"]
     assert (runs["pages"] == 150).all() and (runs["faults"] == 0).all()
+    assert (runs["requeued"] >= 0).all()  # transient failures queued again, per run
     omni = runs.set_index("strategy").loc["omniscient"]
     assert omni["ratio_omniscient"] == 1.0 and omni["relevant"] >= 1
     crawls = runs[runs["strategy"] != "omniscient"]

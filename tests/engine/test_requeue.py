@@ -4,16 +4,21 @@ fail (a read timeout, 503s) before they answer (``[frontier] requeue_failed``)."
 from __future__ import annotations
 
 import asyncio
+import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pytest
 from aiohttp import web
 
 from formhunter.catalogue import Catalogue
+from formhunter.cli import main
 from formhunter.config import load_settings
 from formhunter.engine import CrawlResult, Engine
 from formhunter.frontier.policy import transient
+from formhunter.reads import runs_table
+from formhunter.web.queries import runs as web_runs
 
 FORM = ("<form action='/find' method='get'><input name='from'><input name='to'>"
         "<input type='submit' value='Search flights'></form>")  # fmt: skip
@@ -69,15 +74,17 @@ async def _crawl(tmp_path: Path, requeue: int) -> tuple[CrawlResult, FlakySite, 
         rows = cat.con.execute("SELECT url, error FROM pages").fetchall()
         states = cat.con.execute("SELECT url, state FROM frontier").fetchall()
         forms = cat.con.execute("SELECT page_url FROM forms").fetchall()
+        listed = [runs_table(cat).to_pylist()[0]["requeued"], web_runs(cat.con)[0]["requeued"]]
     finally:
         cat.close()
         await runner.cleanup()
     pages = {u.rsplit("/", 1)[1] or "/": e for u, e in rows}
     return result, site, {"pages": pages, "states": {u.rsplit("/", 1)[1]: s for u, s in states},
-                          "forms": len(forms)}
+                          "forms": len(forms), "requeued": listed}
 
 
-def test_transient_failures_are_queued_again_and_cost_no_page(tmp_path: Path) -> None:
+def test_transient_failures_are_queued_again_and_cost_no_page(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
     result, site, seen = asyncio.run(_crawl(tmp_path, requeue=2))
     assert result.reason == "exhausted" and not result.stats.faults
     # each page recorded once: the failed attempts are neither pages nor rows
@@ -88,12 +95,16 @@ def test_transient_failures_are_queued_again_and_cost_no_page(tmp_path: Path) ->
     assert seen["states"]["slow"] == seen["states"]["busy"] == "fetched"
     assert seen["states"]["down"] == "failed"
     assert seen["forms"] == 1  # the site's one form (on /slow and /busy)
+    # the count reaches the runs table: `formhunter runs` and the web page
+    assert seen["requeued"] == [5, 5]
+    assert main(["runs", "--db", str(tmp_path / "r2.duckdb"), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["requeued"] == 5
 
 
 def test_without_requeue_a_transient_failure_loses_the_page(tmp_path: Path) -> None:
     result, site, seen = asyncio.run(_crawl(tmp_path, requeue=0))
     assert seen["pages"] == {"/": "", "slow": "timeout", "busy": "http-5xx", "down": "http-5xx"}
-    assert result.stats.requeued == 0 and seen["forms"] == 0
+    assert result.stats.requeued == 0 and seen["forms"] == 0 and seen["requeued"] == [0, 0]
     assert (site.hits["/slow"], site.hits["/busy"], site.hits["/down"]) == (1, 1, 1)
 
 
