@@ -173,14 +173,16 @@ class ShardStore(FrontierStore):
         return url in self.reserved or url in self.routed_reserve
 
     def add(self, rec: LinkRecord, host: str, level: int, score: float, *,
-            state: str = "queued", reason: str = "", at_page: int = 0) -> int:  # fmt: skip
+            state: str = "queued", reason: str = "", at_page: int = 0,
+            loaded: bool = False) -> int:  # fmt: skip
         """``FrontierStore.add`` for the shard's own sites; 0 for another shard's link
         (routed if queued or in reserve; a skipped one is that shard's to record)."""
         if state in ("queued", "reserve", "skipped") and not self.owns(rec.site):
             if state != "skipped":
                 self._route(rec, host, level, score, reserve=state == "reserve")
             return 0
-        lid = super().add(rec, host, level, score, state=state, reason=reason, at_page=at_page)
+        lid = super().add(rec, host, level, score, state=state, reason=reason, at_page=at_page,
+                          loaded=loaded)  # fmt: skip
         self.next_lid = lid + self.stride
         return lid
 

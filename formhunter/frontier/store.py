@@ -195,23 +195,25 @@ class FrontierStore:
     # -- writes -----------------------------------------------------------------
 
     def add(self, rec: LinkRecord, host: str, level: int, score: float, *,
-            state: str = "queued", reason: str = "", at_page: int = 0) -> int:  # fmt: skip
+            state: str = "queued", reason: str = "", at_page: int = 0,
+            loaded: bool = False) -> int:  # fmt: skip
         """Buffer a new link (the caller checked ``rec.url not in seen``, or that it is
-        in reserve and now queued: its reserve row is dropped); its lid."""
+        in reserve and now queued: its reserve row is dropped); its lid. ``loaded``: a
+        queued link the selector holds in memory already (not given by ``load``)."""
         lid = self.next_lid
         self.next_lid += 1
         self.seen.add(rec.url)
         old = self.reserved.pop(rec.url, None)
         if old is not None:
             self._dropped.append(old)
-        if state == "queued":
+        if state == "queued" and not loaded:
             self.n_unloaded += 1
         elif state == "reserve":
             self.reserved[rec.url] = lid
         self.pending.append(
             self.run_id, lid, rec.url, rec.site, host, rec.depth, level,
             None if math.isnan(score) else score, state, reason, rec.parent_url, rec.anchor,
-            rec.around, rec.parent_score, rec.dom_terms, False, at_page,
+            rec.around, rec.parent_score, rec.dom_terms, loaded, at_page,
         )  # fmt: skip
         return lid
 

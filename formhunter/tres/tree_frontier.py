@@ -29,12 +29,15 @@ provides (``formhunter.tres.learner.TreeLearner`` does the TRES part):
 3. per-site budgets stay the engine's (``SiteBudget``): it skips a taken link
    of a closed site with ``done(entry, "skipped", reason)`` as today;
 4. persistence: with a ``FrontierStore`` every link is written there too (level
-   0, no score), so commits, ``forms``/``runs`` and resume work unchanged;
-   ``restore()`` reloads the queued links of a resumed run (their state
-   features then come from ``parent_score`` only). All queued links live in
-   memory (~0.3 KB each: 100,000 links ~ 30 MB); there is no refill, and links the
-   store queues again (a reopened site's skipped links) are not taken back
-   (``takes_back`` false); links bound for the reserve are dropped.
+   0, no score, marked loaded: the tree holds it), so commits, ``forms``/``runs``
+   and resume work unchanged; ``restore()`` reloads the queued links of a resumed
+   run (their state features then come from ``parent_score`` only). All queued
+   links live in memory (~0.3 KB each: 100,000 links ~ 30 MB); there is no refill.
+   Links bound for the reserve stay in the store's reserve; when the tree is empty,
+   the links the store queued again -- a reopened site's skipped links, the opened
+   reserve (the crawl policy's dry rules, ``frontier.policy``) -- are taken back into
+   the tree (``takes_back``), so a tres crawl uses its budget as the levels frontier
+   does.
 """
 
 from __future__ import annotations
@@ -66,6 +69,10 @@ Chooser = Callable[[np.ndarray], int]
 
 def _never_wait(url: str) -> float:
     return 0.0
+
+
+def _never_reserved(url: str) -> bool:
+    return False
 
 
 class TreeRouter:
@@ -126,8 +133,6 @@ class TreeFrontier:
     ``rebuild_every``, ``max_experience``, ``draws_per_leaf``).
     """
 
-    takes_back = False
-
     def __init__(self, featurize: Featurize, n_features: int, *,
                  chooser: Chooser | None = None, store: FrontierStore | None = None,
                  settings: FrontierSettings | None = None, ready_in: ReadyIn | None = None,
@@ -136,6 +141,7 @@ class TreeFrontier:
         self.featurize = featurize
         self.n_features = n_features
         self.store = store
+        self.takes_back = store is not None  # the store's queued-again links (module doc)
         self.settings = settings if settings is not None else FrontierSettings()
         self.ready_in = ready_in if ready_in is not None else _never_wait
         self.per_host = per_host
@@ -202,7 +208,7 @@ class TreeFrontier:
 
     def _new_lid(self, rec: LinkRecord, host: str, at_page: int, score: float = math.nan) -> int:
         if self.store is not None:
-            return self.store.add(rec, host, 0, score, at_page=at_page)
+            return self.store.add(rec, host, 0, score, at_page=at_page, loaded=True)
         lid = self._next_lid
         self._next_lid += 1
         self._seen.add(rec.url)
@@ -212,18 +218,29 @@ class TreeFrontier:
                    levels: np.ndarray | None = None, scores: np.ndarray | None = None, *,
                    at_page: int | Sequence[int] = 0, state: str = "queued") -> int:  # fmt: skip
         """Add new links (levels are ignored: the tree places them; a seed, scored
-        ``math.inf``, is stored with that score and has zero features)."""
-        if state == "reserve":  # the Tree-Frontier keeps no reserve: not followed, dropped
-            return 0
+        ``math.inf``, is stored with that score and has zero features). ``state``
+        "reserve": kept in the store's reserve, not in the tree (none without a store;
+        how many, as queued ones); a queued link that waits in reserve leaves it for the
+        tree."""
         pages = [at_page] * len(records) if isinstance(at_page, int) else list(at_page)
+        store = self.store
+        if state == "reserve":
+            if store is None:
+                return 0
+            seen, n = store.seen, 0
+            for rec, host, p in zip(records, hosts, pages, strict=True):
+                if rec.url not in seen:
+                    n += bool(store.add(rec, host, 0, math.nan, state="reserve", at_page=p))
+            return n
         seed = np.isinf(np.asarray(scores, dtype=np.float64)) if scores is not None \
             else np.zeros(len(records), dtype=bool)  # fmt: skip
         new: list[LinkRecord] = []
         entries: list[Entry] = []
         seeds: list[bool] = []
         seen = self.seen_urls
+        in_reserve = store.in_reserve if store is not None else _never_reserved
         for rec, host, p, is_seed in zip(records, hosts, pages, seed.tolist(), strict=True):
-            if rec.url in seen:
+            if rec.url in seen and not in_reserve(rec.url):
                 continue
             score = math.inf if is_seed else math.nan
             lid = self._new_lid(rec, host, p, score)
@@ -244,10 +261,11 @@ class TreeFrontier:
         return self.add_scored(records, hosts, at_page=at_page)
 
     def restore(self) -> int:
-        """Load the queued links of a resumed run from the store; how many."""
-        if self.store is None:
+        """Load the queued links the store holds and the tree does not (a resumed run's,
+        or those the store queued again); how many."""
+        if self.store is None or self.store.n_unloaded <= 0:
             return 0
-        entries = self.store.load(64, 1 << 40)
+        entries = self.store.load(64, 1 << 40, exclude=set(self.inflight))
         if not entries:
             return 0
         X = np.asarray(self.featurize([e.link for e in entries]), dtype=np.float64)
@@ -342,8 +360,9 @@ class TreeFrontier:
         return out
 
     def next(self, now: float = 0.0) -> Entry | None:
-        """The link to fetch now (its host becomes busy), or None (see ``wait_hint``)."""
-        if not self._n:
+        """The link to fetch now (its host becomes busy), or None (see ``wait_hint``).
+        An empty tree first takes back the links the store queued again (``restore``)."""
+        if not self._n and not self.restore():
             return None
         slots = self.candidates()
         if not slots:
@@ -436,8 +455,9 @@ class TreeFrontier:
 
     @property
     def dry(self) -> bool:
-        """Nothing in the tree and nothing in flight."""
-        return not self.inflight and self._n == 0
+        """Nothing in the tree, nothing in flight, nothing queued in the store to take."""
+        return (not self.inflight and self._n == 0
+                and (self.store is None or self.store.n_unloaded <= 0))  # fmt: skip
 
     def rerank(self, scorer: LinkScorer | None = None, promote_below: int = 0,
                routes: RoutesFirst | None = None) -> int:  # fmt: skip

@@ -6,11 +6,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+from policy_helpers import FlatScorer
 
 from formhunter.catalogue import Catalogue
-from formhunter.config import TresSettings
+from formhunter.config import Settings, TresSettings
 from formhunter.frontier import FrontierStore, add_seeds
+from formhunter.frontier.policy import CrawlPolicy, SiteBudget
 from formhunter.interfaces import LinkRecord
+from formhunter.stats import CrawlStats
+from formhunter.strategies import get_strategy
 from formhunter.tres.tree_frontier import TreeFrontier, TreeRouter
 
 D = 4
@@ -144,4 +148,45 @@ def test_with_the_persistent_store_and_resume(tmp_path: Path) -> None:
     fr2 = TreeFrontier(_featurize, D, store=store)
     assert fr2.restore() == 29 and len(fr2) == 29
     assert e.url in store.seen and "http://trap.example/t/1" in store.seen
+    cat.close()
+
+
+def test_an_empty_tree_takes_back_what_the_dry_rules_queue_again(tmp_path: Path) -> None:
+    """A site the page limit closed is extended and its skipped links come back; the
+    reserve is kept in the store and opened: every link is taken once (issue 25: tres
+    ended with half its budget left and sites it could extend)."""
+    settings = Settings().replace(stopping={"max_pages_per_site": 2, "extend_pages": 2,
+                                            "max_pages_without_form": 0,
+                                            "exhausted_pages": 0})  # fmt: skip
+    cat = Catalogue(tmp_path / "c.duckdb")
+    run = cat.new_run(domain="book", strategy="tres", max_pages=100, config={}, seeds=[])
+    store = FrontierStore(cat.con, run)
+    cat.add_flusher(store.flush)
+    fr = TreeFrontier(_featurize, D, store=store)
+    stats = CrawlStats()
+    policy = CrawlPolicy(settings, get_strategy("tres"), frontier=fr, store=store,
+                         budget=SiteBudget(settings.stopping), stats=stats,
+                         scorer=lambda: FlatScorer(0, 0.5, 1))  # fmt: skip
+    a = [LinkRecord(f"http://a.example/p/{i}", "a.example", 1) for i in range(5)]
+    b = [LinkRecord(f"http://b.example/q/{i}", "b.example", 2) for i in range(3)]
+    nan = np.full(5, np.nan)
+    assert fr.takes_back
+    assert fr.add_scored(a, ["a.example"] * 5, np.zeros(5), nan) == 5
+    fr.add_scored(b, ["b.example"] * 3, np.zeros(3), nan[:3], state="reserve")
+    assert len(fr) == 5 and store.n_reserve == 3 and store.n_unloaded == 0
+    # a followed page links b/0 after all: it leaves the reserve for the tree
+    assert fr.add_scored(b[:1], ["b.example"], np.zeros(1), nan[:1]) == 1
+    assert len(fr) == 6 and store.n_reserve == 2
+    taken: list[str] = []
+    while (e := policy.next_link(0.0)) is not None:
+        taken.append(e.url)
+        fr.done(e, "fetched")
+        policy.page(e.site, 0, 0)
+        if len(taken) == 3:
+            cat.commit()  # skipped links both committed and buffered are taken back
+    assert sorted(taken) == sorted(r.url for r in a + b)  # each once
+    assert stats.sites_extended >= 1 and stats.reserve_opened == 1
+    assert policy.exhausted() and fr.dry
+    cat.commit()
+    assert store.states() == {"fetched": 8}
     cat.close()
