@@ -450,7 +450,7 @@ class Pipeline:
     def _outlinks(self, entry: Entry, page: Page, page_score: float, on_topic: bool,
                   seq: int, links: _Outlinks) -> None:  # fmt: skip
         """Collect the page's new outlinks as the crawl policy says (follow, skip)."""
-        st, store, policy = self.stats, self.store, self.policy
+        st, policy = self.stats, self.policy
         policy.saw(entry.site, on_topic)
         follow = policy.follow(entry.depth, on_topic, len(page.links))
         if follow is Follow.DROP:
@@ -459,10 +459,8 @@ class Pipeline:
         last = follow is Follow.LAST
         t0 = clock()
         depth = entry.depth + 1
-        seen, in_reserve = store.seen, store.in_reserve
         dom = self.strategy.dom_terms
         max_links = self.settings.frontier.max_links_per_page
-        link_reason = policy.link_reason
         on_page: set[str] = set()
         for lk in page.links:
             u = lk.url
@@ -472,58 +470,56 @@ class Pipeline:
             if len(on_page) > max_links:
                 st.skipped["links-per-page"] += 1
                 continue
-            i = links.urls.get(u)
-            if i is not None:
-                if links.reserve[i] and not reserve:  # a followed page links it too
-                    links.reserve[i] = False
-                continue
-            if u in seen and (reserve or not in_reserve(u)):
+            if not self._new_link(u, reserve, links):
                 continue
             host = host_of(u)
             site = site_of_host(host)
             rec = LinkRecord(u, site, depth, page.url, lk.anchor, lk.around, page_score,
                              " ".join(f"{t}@{d}" for t, d in dom_offset_terms(page, lk))
                              if dom else "")  # fmt: skip
-            reason = link_reason(u, site, depth, lk)
-            if reason:
-                store.add_skipped(rec, host, reason, at_page=seq)
-                st.skipped[reason] += 1
-                continue
-            links.add(rec, host, seq, last, reserve)
+            self._keep_link(rec, host, lk, seq, last, reserve, links)
         charge(st, "frontier", t0)
+
+    def _new_link(self, url: str, reserve: bool, links: _Outlinks) -> bool:
+        """Whether ``url`` is a link new to the batch and to the frontier (or waits in
+        reserve and is now queued); one the batch has already is queued if it is now."""
+        i = links.urls.get(url)
+        if i is not None:
+            if links.reserve[i] and not reserve:  # a followed page links it too
+                links.reserve[i] = False
+            return False
+        return url not in self.store.seen or (not reserve and self.store.in_reserve(url))
+
+    def _keep_link(self, rec: LinkRecord, host: str, link: Link, seq: int, last: bool,
+                   reserve: bool, links: _Outlinks) -> bool:  # fmt: skip
+        """A new link joins the batch's links, unless a link rule skips it (stored
+        skipped, counted); whether it joined."""
+        reason = self.policy.link_reason(rec.url, rec.site, rec.depth, link)
+        if reason:
+            self.store.add_skipped(rec, host, reason, at_page=seq)
+            self.stats.skipped[reason] += 1
+            return False
+        links.add(rec, host, seq, last, reserve)
+        return True
 
     def _sitemap_links(self, entry: Entry, found: SitemapLinks, links: _Outlinks) -> None:
         """The pages a site's sitemaps list join the batch's new links, one hop below
         ``entry`` (whose fetch read them), as the crawl policy says (``sitemap_follow``,
         link rules); no anchor and no nearby words: a sitemap names a page, nothing more."""
-        st, store, policy = self.stats, self.store, self.policy
+        st = self.stats
         t0 = clock()
         st.sitemaps += found.read
         st.sitemap_errors.update(found.errors)
         depth, seq = entry.depth + 1, st.pages
-        seen, in_reserve = store.seen, store.in_reserve
         for u, sitemap in found.urls:
-            follow = policy.sitemap_follow(u, depth)
-            if follow is Follow.DROP:
-                continue
+            follow = self.policy.sitemap_follow(u, depth)
             reserve = follow is Follow.RESERVE
-            i = links.urls.get(u)
-            if i is not None:
-                if links.reserve[i] and not reserve:
-                    links.reserve[i] = False
-                continue
-            if u in seen and (reserve or not in_reserve(u)):
+            if follow is Follow.DROP or not self._new_link(u, reserve, links):
                 continue
             host = host_of(u)
-            site = site_of_host(host)
-            rec = LinkRecord(u, site, depth, sitemap)
-            reason = policy.link_reason(u, site, depth, Link(u))
-            if reason:
-                store.add_skipped(rec, host, reason, at_page=seq)
-                st.skipped[reason] += 1
-                continue
-            links.add(rec, host, seq, follow is Follow.LAST, reserve)
-            st.sitemap_links += 1
+            rec = LinkRecord(u, site_of_host(host), depth, sitemap)
+            st.sitemap_links += self._keep_link(rec, host, Link(u), seq, follow is Follow.LAST,
+                                                reserve, links)  # fmt: skip
         charge(st, "frontier", t0)
 
     def _add_outlinks(self, links: _Outlinks) -> int:

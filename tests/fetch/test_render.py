@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 
 import pytest
 from aiohttp import web as aioweb
+from loopweb_helpers import Hit
 
 from formhunter.config import RenderSettings
 from formhunter.exceptions import RenderError, RenderUnavailable
@@ -59,15 +60,6 @@ def page_html(body: str, title: str = "Shop") -> str:
         "<link rel='stylesheet' href='/css/site.css'></head>"
         f"<body><h1>{title}</h1><img src='/img/logo.png'>{body}</body></html>"
     )
-
-
-@dataclass
-class Hit:
-    host: str
-    path: str
-    start: float
-    user_agent: str
-    end: float = 0.0
 
 
 @dataclass
