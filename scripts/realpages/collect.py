@@ -28,6 +28,7 @@ import os
 import re
 import subprocess
 import sys
+import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -119,15 +120,31 @@ SOURCES: dict[str, Source] = {
     "wrigley": _repo("recruitmilitary/wrigley", "7079c7e299f508702efd4d9ae4525c1db93ff8e4", "MIT"),
     "scrapely": _repo("scrapy/scrapely", "31b5881bed01a99be2b65b30b9c81ad65a517eaf",
                       "BSD (setup.py)"),
+    # session 3: record-extraction test beds (search result and detail pages of ~2000-2016
+    # web databases: Zhao et al.'s, Yamada et al.'s, ExAlg's, ...), zipped inside the repo
+    "webmining": _repo("rpvelloso/webMining", "378edc2a27fd0b02cd0157f4d5efb217a1bc9639",
+                       "none stated"),
+    # session 3: the Postlight (Mercury) parser's saved article pages (entertainment news)
+    "postlight": _repo("postlight/parser", "e8ba7ece291efa4d915d50dd4deeec17d54359f2",
+                       "MIT or Apache-2.0 (LICENSE-MIT, LICENSE-APACHE)"),
 }
 
 
 def read(src: Source, path: str) -> bytes:
+    """The page's bytes. ``ARCHIVE.zip!/MEMBER`` names a page inside a zip file of the
+    repository (a test bed shipped zipped)."""
     if src.kind == "package":
         return (_formasaurus_root() / path).read_bytes()
+    path, _, member = path.partition("!/")
     out = subprocess.run(["git", "--git-dir", str(src.gitdir()), "show",
                           f"{src.version_or_commit}:{path}"], capture_output=True, check=True)
     raw = out.stdout
+    if member:
+        try:
+            with zipfile.ZipFile(io.BytesIO(raw)) as zf:
+                raw = zf.read(member)
+        except (zipfile.BadZipFile, KeyError) as exc:
+            raise ValueError(f"{path}!/{member}: {exc}") from exc
     if path.endswith(".html.ts"):  # a test mock: the page is between the backticks
         raw = raw[raw.index(b"`") + 1 : raw.rindex(b"`")]
     return raw
