@@ -130,9 +130,26 @@ SOURCES: dict[str, Source] = {
 }
 
 
+def _member(archive: bytes, path: str, member: str) -> bytes:
+    """One file of a zip or rar archive (libarchive-c, the ``bench`` extra, for rar)."""
+    if path.endswith(".rar"):
+        import libarchive
+
+        with libarchive.memory_reader(archive) as entries:
+            for entry in entries:
+                if entry.pathname == member:
+                    return b"".join(entry.get_blocks())
+        raise ValueError(f"{path}!/{member}: no such member")
+    try:
+        with zipfile.ZipFile(io.BytesIO(archive)) as zf:
+            return zf.read(member)
+    except (zipfile.BadZipFile, KeyError) as exc:
+        raise ValueError(f"{path}!/{member}: {exc}") from exc
+
+
 def read(src: Source, path: str) -> bytes:
-    """The page's bytes. ``ARCHIVE.zip!/MEMBER`` names a page inside a zip file of the
-    repository (a test bed shipped zipped)."""
+    """The page's bytes. ``ARCHIVE.zip!/MEMBER`` (or ``.rar``) names a page inside an
+    archive of the repository (a test bed shipped packed)."""
     if src.kind == "package":
         return (_formasaurus_root() / path).read_bytes()
     path, _, member = path.partition("!/")
@@ -140,11 +157,7 @@ def read(src: Source, path: str) -> bytes:
                           f"{src.version_or_commit}:{path}"], capture_output=True, check=True)
     raw = out.stdout
     if member:
-        try:
-            with zipfile.ZipFile(io.BytesIO(raw)) as zf:
-                raw = zf.read(member)
-        except (zipfile.BadZipFile, KeyError) as exc:
-            raise ValueError(f"{path}!/{member}: {exc}") from exc
+        raw = _member(raw, path, member)
     if path.endswith(".html.ts"):  # a test mock: the page is between the backticks
         raw = raw[raw.index(b"`") + 1 : raw.rindex(b"`")]
     return raw
