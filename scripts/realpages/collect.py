@@ -28,6 +28,7 @@ import os
 import re
 import subprocess
 import sys
+import tarfile
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -131,7 +132,7 @@ SOURCES: dict[str, Source] = {
 
 
 def _member(archive: bytes, path: str, member: str) -> bytes:
-    """One file of a zip or rar archive (libarchive-c, the ``bench`` extra, for rar)."""
+    """One file of a zip, tar.gz or rar archive (rar: libarchive-c, the ``bench`` extra)."""
     if path.endswith(".rar"):
         import libarchive
 
@@ -140,6 +141,15 @@ def _member(archive: bytes, path: str, member: str) -> bytes:
                 if entry.pathname == member:
                     return b"".join(entry.get_blocks())
         raise ValueError(f"{path}!/{member}: no such member")
+    if path.endswith((".tar.gz", ".tgz")):
+        try:
+            with tarfile.open(fileobj=io.BytesIO(archive)) as tf:
+                fh = tf.extractfile(member)
+                if fh is None:
+                    raise KeyError(member)
+                return fh.read()
+        except (tarfile.TarError, KeyError) as exc:
+            raise ValueError(f"{path}!/{member}: {exc}") from exc
     try:
         with zipfile.ZipFile(io.BytesIO(archive)) as zf:
             return zf.read(member)
@@ -148,7 +158,7 @@ def _member(archive: bytes, path: str, member: str) -> bytes:
 
 
 def read(src: Source, path: str) -> bytes:
-    """The page's bytes. ``ARCHIVE.zip!/MEMBER`` (or ``.rar``) names a page inside an
+    """The page's bytes. ``ARCHIVE.zip!/MEMBER`` (``.tar.gz``, ``.rar``) names a page inside an
     archive of the repository (a test bed shipped packed)."""
     if src.kind == "package":
         return (_formasaurus_root() / path).read_bytes()
