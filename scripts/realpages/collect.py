@@ -10,7 +10,8 @@ first ``MAX_ANCHORS`` outlink anchors.
     collect.py build [SPECDIR] [DOMAINS]   # rewrite every pages_real.jsonl from specs/*.tsv
 
 A spec row (tab-separated, ``#`` starts a comment line): source name (``SOURCES``),
-path inside the source, label (a domain folder name or ``offtopic``), kind
+path inside the source (``ARCHIVE!/MEMBER``: a file inside a zip, tar.gz or rar
+file of the source), label (a domain folder name or ``offtopic``), kind
 (``home``, ``detail``, ``listing``, ``search``, ``article``, ``account``, ``other``),
 url (empty: the source's index, else the page's canonical/og:url/<base>), note.
 Mirrors are looked up under $MIRRORS (default /work/.mirror, as the search tool's
@@ -121,8 +122,9 @@ SOURCES: dict[str, Source] = {
     "wrigley": _repo("recruitmilitary/wrigley", "7079c7e299f508702efd4d9ae4525c1db93ff8e4", "MIT"),
     "scrapely": _repo("scrapy/scrapely", "31b5881bed01a99be2b65b30b9c81ad65a517eaf",
                       "BSD (setup.py)"),
-    # session 3: record-extraction test beds (search result and detail pages of ~2000-2016
-    # web databases: Zhao et al.'s, Yamada et al.'s, ExAlg's, ...), zipped inside the repo
+    # session 3: record-extraction test beds (search result and detail pages of ~1997-2016
+    # web databases: Alvarez et al.'s, Zhao et al.'s, Yamada et al.'s, ExAlg's, WIEN, ...),
+    # packed inside the repo (zip, tar.gz, rar: paths ARCHIVE!/MEMBER)
     "webmining": _repo("rpvelloso/webMining", "378edc2a27fd0b02cd0157f4d5efb217a1bc9639",
                        "none stated"),
     # session 3: the Postlight (Mercury) parser's saved article pages (entertainment news)
