@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from functools import cache
+from typing import Any
 
 import numpy as np
 
@@ -118,23 +119,37 @@ LEXICON: Mapping[str, tuple[str, ...]] = {
 _UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 
+def _trie(words: Sequence[str]) -> str:
+    """One domain's entries as a regex trie: at each position the longest entry that
+    matches wins (as with the entries listed longest first), and re tries only the
+    branches of the character it reads (about 2x faster than one branch per entry).
+
+    A word of a spaced script matches at the start of a word: the check comes after its
+    first letter, so every top branch begins with a literal and re skips ahead by first
+    character; a trailing space in a word means "whole word" (``\\b``)."""
+    # node: next character -> node; None -> True when the word there needs a word end
+    root: dict[tuple[str, bool], dict[Any, Any]] = {}
+    for w in words:
+        s = w.strip()
+        node = root.setdefault((s[0], not _UNSPACED.search(w)), {})
+        for ch in s[1:]:
+            node = node.setdefault(ch, {})
+        node[None] = node.get(None, True) and w.endswith(" ")
+
+    def branch(node: dict[Any, Any]) -> str:
+        alts = [re.escape(ch) + branch(child) for ch, child in sorted(
+            (k, v) for k, v in node.items() if k is not None)]  # fmt: skip
+        if None in node:  # the word ending here, after every longer one
+            alts.append(r"\b" if node[None] else "")
+        return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+
+    return "|".join(re.escape(first) + (r"(?<!\w.)" if spaced else "") + branch(node)
+                    for (first, spaced), node in sorted(root.items()))  # fmt: skip
+
+
 @cache
 def _patterns() -> dict[str, re.Pattern[str]]:
-    out = {}
-    for domain, words in LEXICON.items():
-        alts = []
-        for w in sorted(set(words), key=len, reverse=True):
-            s = w.strip()
-            if _UNSPACED.search(w):
-                alts.append(re.escape(s))
-                continue
-            tail = r"\b" if w.endswith(" ") else ""
-            # "(?<!\w)word" with the start-of-word check after the first letter: every
-            # alternative then begins with a literal, and re skips ahead by first
-            # character instead of trying each alternative at each position (12x faster)
-            alts.append(rf"{re.escape(s[0])}(?<!\w.){re.escape(s[1:])}{tail}")
-        out[domain] = re.compile("|".join(alts))
-    return out
+    return {domain: re.compile(_trie(words)) for domain, words in LEXICON.items()}
 
 
 def lexicon_hits(text: str) -> dict[str, int]:
