@@ -247,6 +247,8 @@ class _Encoder:
 
 
 _PLAIN = frozenset({str, int, float, bool, type(None)})
+#: the collections a node of these kinds rebuilds
+_COLLECTIONS: dict[str, Any] = {"tuple": tuple, "set": set, "frozenset": frozenset}
 
 
 def _plain(items: list[Any]) -> bool:
@@ -334,8 +336,14 @@ class _Decoder:
             if not isinstance(v, dict):
                 raise UnsafeFormatError("a dict node is malformed")
             out = self._keep(ident, {})
-            for k, x in v.items():
-                out[k] = self.dec(x)
+            values = list(v.values())
+            if _plain(values):  # no node to rebuild
+                out.update(v)
+            elif (numbers := self._integers(values)) is not None:  # a fitted vocabulary
+                out.update(zip(v, numbers, strict=True))
+            else:
+                for k, x in v.items():
+                    out[k] = self.dec(x)
         elif kind in ("pairs", "odict"):
             out = self._keep(ident, {} if kind == "pairs" else OrderedDict())
             for pair in _seq(v):
@@ -349,6 +357,24 @@ class _Decoder:
             out = self._keep(ident, self._value(kind, v, node))
         return out
 
+    def _integers(self, nodes: list[Any]) -> list[Any] | None:
+        """The numpy integers of ``nodes`` when all are "npnum" nodes of one integer dtype
+        (a vectorizer's vocabulary: term -> np.int64), built at once; else None."""
+        first = nodes[0] if nodes else None
+        if type(first) is not dict or first.get("$") != "npnum":
+            return None
+        name = first.get("dtype")
+        if not all(type(n) is dict and n.get("$") == "npnum" and n.get("dtype") == name
+                   and type(n.get("v")) is int for n in nodes):  # fmt: skip
+            return None
+        dtype = np.dtype(str(name))
+        if dtype.kind not in "iu":
+            return None
+        values = list(np.array([n["v"] for n in nodes], dtype=dtype))
+        for n, x in zip(nodes, values, strict=True):
+            self._keep(n.get("id"), x)
+        return values
+
     def _keep(self, ident: Any, value: Any) -> Any:
         if not isinstance(ident, int) or ident in self.memo:
             raise UnsafeFormatError("a node id is missing or repeated")
@@ -356,12 +382,9 @@ class _Decoder:
         return value
 
     def _value(self, kind: str, v: Any, node: dict[str, Any]) -> Any:
-        if kind == "tuple":
-            return tuple(self.dec(x) for x in _seq(v))
-        if kind == "set":
-            return {self.dec(x) for x in _seq(v)}
-        if kind == "frozenset":
-            return frozenset(self.dec(x) for x in _seq(v))
+        if kind in _COLLECTIONS:
+            items = _seq(v)  # plain items (a fitted vectorizer's stop_words_): as they are
+            return _COLLECTIONS[kind](items if _plain(items) else map(self.dec, items))
         if kind == "bytes":
             return base64.b64decode(str(v))
         if kind == "num":
