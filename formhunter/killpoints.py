@@ -5,7 +5,9 @@ stop) the N-th time (default 1) the crawl reaches ``POINT``.
 Points: ``start-up`` (the run row is committed, its seeds not yet), ``mid-batch``
 (a page of a batch recorded, the rest not), ``learn`` (a learner observed a page),
 ``commit`` (every row of a commit point written, the transaction not committed),
-``finish`` (the crawl's loop ended; the learners not saved, the run not yet marked).
+``finish`` (the crawl's loop ended; the learners not saved, the run not yet marked);
+``judge-worker`` (a ``formhunter judge`` worker is about to judge a batch; each worker
+counts its own).
 Unset (the normal case) it costs one comparison per call.
 """
 
@@ -14,7 +16,7 @@ from __future__ import annotations
 import os
 import signal
 
-POINTS = frozenset({"start-up", "mid-batch", "learn", "commit", "finish"})
+POINTS = frozenset({"start-up", "mid-batch", "learn", "commit", "finish", "judge-worker"})
 
 
 SIGNALS = {"KILL": signal.SIGKILL, "TERM": signal.SIGTERM, "INT": signal.SIGINT,

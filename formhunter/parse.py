@@ -238,6 +238,7 @@ def parse_page(
     depth: int = 0,
     extract_forms: bool = True,
     limits: ParseSettings | None = None,
+    walk_formless: bool = True,
 ) -> Page:
     """Parse a fetched page once into a ``Page`` (see the module doc).
 
@@ -245,7 +246,9 @@ def parse_page(
     plain text without a single tag); any other input, however malformed,
     gives a ``Page``. ``limits`` (default ``ParseSettings()``) bound the work:
     attributes per element, elements walked, forms and links kept; every step
-    is linear in the size of the body.
+    is linear in the size of the body. ``walk_formless=False`` (``formhunter judge``, which
+    reads nothing else of a page without forms): a page without forms comes back with
+    its title and no text, links or leaves (its body is not walked).
     """
     if not body or body.isspace():
         raise ParseError("empty document")
@@ -266,14 +269,16 @@ def parse_page(
     base = page_url
     if base_hrefs:
         base = join(page_url, str(base_hrefs[0])) or page_url
-    nofollow_all = any("nofollow" in str(c).lower() for c in _META_NOFOLLOW(root))
-
-    leaves, links, words = _walk(root, base, nofollow_all, lim.max_nodes, lim.max_links)
     forms: list[Form] = []
     if extract_forms:
         forms = _extract_forms(root, base, page_url, max_forms=lim.max_forms,
                                max_nodes=lim.max_nodes,
                                max_form_nodes=lim.max_form_nodes)  # fmt: skip
+    if forms or walk_formless:
+        nofollow_all = any("nofollow" in str(c).lower() for c in _META_NOFOLLOW(root))
+        leaves, links, words = _walk(root, base, nofollow_all, lim.max_nodes, lim.max_links)
+    else:
+        leaves, links, words = [], [], []
     site_name, nav = site_context(root, links) if forms else ("", "")
     return Page(
         url=url,

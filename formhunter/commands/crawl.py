@@ -16,17 +16,20 @@ import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from classifiers.inputs import read_regular
 from formhunter.catalogue import Catalogue
 from formhunter.commands._args import count, number
 from formhunter.config import Settings, load_settings, settings_from_dict
-from formhunter.engine import CrawlResult, Engine
 from formhunter.exceptions import ConfigError, UsageError
 from formhunter.keywords import known_domains
 from formhunter.progress import CrawlProgress, status_line
 from formhunter.strategies import get_strategy
+
+if TYPE_CHECKING:  # the engine imports the crawl's libraries (scikit-learn, ~1 CPU s):
+    # every CLI command builds its parser from this module, so it is imported when used
+    from formhunter.engine import CrawlResult, Engine
 
 #: the largest seed file read
 MAX_SEEDS_BYTES = 64 << 20
@@ -134,6 +137,8 @@ def run_crawl(settings: Settings, *, seeds: list[str], resume: bool, quiet: bool
     ``ui``: (host, port) to serve the web page on while crawling; the summary is then
     printed when the crawl ends, and the page stays up until Ctrl-C (or SIGTERM)."""
     with Catalogue(settings.crawl.db) as cat:
+        from formhunter.engine import Engine
+
         engine = Engine(settings, cat, seeds=seeds, resume=resume, fetcher=fetcher)
         if settings.probe.in_crawl:
             from formhunter.probing import CrawlProbing

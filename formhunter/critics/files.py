@@ -79,7 +79,7 @@ def _parse(path: Path, url: str | None, body: bytes | None = None, max_bytes: in
         except UsageError as exc:  # not a regular file, too large, unreadable
             raise ParseError(str(exc)) from None
     try:
-        return parse_page(url or path.resolve().as_uri(), body)
+        return parse_page(url or path.resolve().as_uri(), body, walk_formless=False)
     except ParseError:
         raise
     except Exception as exc:  # a hostile page must cost its own line only, never the run
@@ -132,6 +132,143 @@ def _page_score(topics: tuple[Any, ...], names: list[str], k: int,
     return round(float(row[j]), 4), names[j]
 
 
+def _rows(critic: Any, batch: Sequence[tuple[Path, Page]], target: str | None) -> list[dict]:
+    """One dict per form of a batch of pages with forms, judged in one call."""
+    pages = [page for _, page in batch]
+    topics, names = _page_topics(critic, pages)
+    verdicts = critic.judge_many([(page.forms, page) for page in pages], *topics)
+    rows = []
+    for k, ((path, page), page_verdicts) in enumerate(zip(batch, verdicts, strict=True)):
+        score, topic = _page_score(topics, names, k, target)
+        for form, v in zip(page.forms, page_verdicts, strict=True):
+            rows.append({
+                "file": str(path),
+                "url": page.url,
+                "form_index": form.index,
+                "action": form.action,
+                "method": form.method,
+                "searchable": v.searchable,
+                "searchable_score": v.searchable_score,
+                "domain": v.domain,
+                "domain_score": v.domain_score,
+                "relevant": v.relevant,
+                "page_score": score,
+                "page_topic": topic,
+            })
+    return rows
+
+
+#: a batch of pages with forms to judge, or the line of a page that failed
+_Item = list[tuple[Path, Page]] | dict
+
+
+def _batches(pages: Iterable[tuple[Path, Page | str]]) -> Iterator[_Item]:
+    """The pages with forms in batches of ``BATCH``, in order; a failed page's line between."""
+    batch: list[tuple[Path, Page]] = []
+    for path, page in pages:
+        if isinstance(page, str):
+            if batch:
+                yield batch
+                batch = []
+            yield {"file": str(path), "error": page}
+        elif page.forms:
+            batch.append((path, page))
+            if len(batch) >= BATCH:
+                yield batch
+                batch = []
+    if batch:
+        yield batch
+
+
+#: the critic of the judging workers, set before they fork (they inherit it loaded)
+_WORKER_CRITIC: Any = None
+
+
+def _judge_in_worker(batch: list[tuple[Path, Page]], target: str | None) -> list[dict]:
+    from formhunter import killpoints
+
+    killpoints.reached("judge-worker")
+    return _rows(_WORKER_CRITIC, batch, target)
+
+
+def _worker_start(parent: int) -> None:
+    """A judging worker ignores Ctrl-C (the parent's to handle) and ends when its parent
+    is gone (killed: the worker would wait for work forever, holding the parse
+    workers' pipes open)."""
+    import os
+    import signal
+    import threading
+    import time
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="judge-parent-watch", daemon=True).start()
+
+
+def _judged(critic: Any, items: Iterator[_Item], target: str | None,
+            jobs: int) -> Iterator[dict]:  # fmt: skip
+    """The rows of ``items`` in order. The first batch is judged here (the models' first
+    call checks their compiled path); with ``jobs`` > 1 and a second batch, the later
+    batches are judged by ``jobs`` processes forked now, the models already loaded (no
+    import, no load), at most ``2 * jobs`` batches ahead of what is written. A batch
+    whose worker died is judged here, as is every later one: nothing is lost."""
+    global _WORKER_CRITIC
+    import concurrent.futures as cf
+    from collections import deque
+
+    first = True
+    broken = False
+    pool: cf.ProcessPoolExecutor | None = None
+    ahead: deque[tuple[_Item, cf.Future[list[dict]] | None]] = deque()
+
+    def written(keep: int) -> Iterator[dict]:
+        nonlocal pool, broken
+        while len(ahead) > keep:
+            item, fut = ahead.popleft()
+            if isinstance(item, dict):
+                yield item
+                continue
+            rows = None
+            if fut is not None and pool is not None:
+                try:
+                    rows = fut.result()
+                except cf.process.BrokenProcessPool:
+                    pool.shutdown(wait=False, cancel_futures=True)
+                    pool, broken = None, True
+            yield from rows if rows is not None else _rows(critic, item, target)
+
+    try:
+        for item in items:
+            fut = None
+            if not isinstance(item, dict) and not first and jobs > 1 and not broken:
+                if pool is None:  # the second batch: start the workers
+                    import multiprocessing
+                    import os
+
+                    _WORKER_CRITIC = critic
+                    pool = cf.ProcessPoolExecutor(
+                        jobs, mp_context=multiprocessing.get_context("fork"),
+                        initializer=_worker_start, initargs=(os.getpid(),))  # fmt: skip
+                try:
+                    fut = pool.submit(_judge_in_worker, item, target)
+                except cf.process.BrokenProcessPool:
+                    pool.shutdown(wait=False, cancel_futures=True)
+                    pool, broken = None, True
+            first = first and isinstance(item, dict)
+            ahead.append((item, fut))  # without a future: judged here when written
+            yield from written(2 * jobs if pool is not None else 0)
+        yield from written(0)
+    finally:
+        _WORKER_CRITIC = None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
 def judge_files(
     make_critic: Callable[[], Any],
     files: Iterable[Path],
@@ -143,47 +280,12 @@ def judge_files(
     """One dict per form of each file (or one {"file", "error"} per failed file), in order.
 
     ``make_critic`` is called once the page workers are started (the models load
-    while the first pages are parsed).
+    while the first pages are parsed); with ``jobs`` > 1 the pages are then judged in
+    ``jobs`` processes forked with the models loaded (``_judged``).
     """
     with parsed_pages(files, url, jobs, max_bytes) as pages:
         critic = make_critic()
-        batch: list[tuple[Path, Page]] = []
-
-        def flush() -> Iterator[dict]:
-            if not batch:
-                return
-            pages = [page for _, page in batch]
-            topics, names = _page_topics(critic, pages)
-            verdicts = critic.judge_many([(page.forms, page) for page in pages], *topics)
-            for k, ((path, page), page_verdicts) in enumerate(zip(batch, verdicts, strict=True)):
-                score, topic = _page_score(topics, names, k, target)
-                for form, v in zip(page.forms, page_verdicts, strict=True):
-                    yield {
-                        "file": str(path),
-                        "url": page.url,
-                        "form_index": form.index,
-                        "action": form.action,
-                        "method": form.method,
-                        "searchable": v.searchable,
-                        "searchable_score": v.searchable_score,
-                        "domain": v.domain,
-                        "domain_score": v.domain_score,
-                        "relevant": v.relevant,
-                        "page_score": score,
-                        "page_topic": topic,
-                    }
-            batch.clear()
-
-        for path, page in pages:
-            if isinstance(page, str):
-                yield from flush()
-                yield {"file": str(path), "error": page}
-                continue
-            if page.forms:
-                batch.append((path, page))
-                if len(batch) >= BATCH:
-                    yield from flush()
-        yield from flush()
+        yield from _judged(critic, _batches(pages), target, jobs)
 
 
 def make_critic(kind: str, domain: str, models: Path | str | None = None,
