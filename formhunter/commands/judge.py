@@ -21,7 +21,9 @@ goes on; the exit code is then 1. Only regular files are read (a FIFO or a link 
 device is an error line, never a hang), no page larger than ``--max-bytes``. With
 many pages, worker processes (``--jobs``,
 default: one per core, up to 4, from 32 pages on) read and parse while this
-process loads the models and judges.
+process loads the models; from the second batch of 64 pages with forms on, as many
+processes forked with the models loaded judge them (the lines stay in order; a
+worker that dies leaves its pages to this process).
 """
 
 from __future__ import annotations
@@ -85,8 +87,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "data/models; default: the newest trained)")  # fmt: skip
     p.add_argument("--domains-dir", help="folder of domain packs (heuristic critic)")
     p.add_argument("--jobs", type=count, default=0, metavar="N",
-                   help="parsing processes (default: one per core, up to 4, from "
-                   f"{PARALLEL_FROM} pages on; 1 = none)")  # fmt: skip
+                   help="parsing and judging processes (default: one per core, up to 4, "
+                   f"from {PARALLEL_FROM} pages on; 1 = none)")  # fmt: skip
     p.add_argument("--max-bytes", type=count, default=0, metavar="N",
                    help="pages larger than N bytes are not read (default: the crawl's "
                    "[fetch] max_bytes, 5 MB)")  # fmt: skip
