@@ -3,8 +3,9 @@
 ``save_pages`` writes simulated-web pages to a folder (breadth first from the
 domains' seeds, HTML answers with status 200 only, padded to ``page_kb`` KB of
 realistic boilerplate); ``run_judge_bench`` times one ``formhunter judge DIR``
-process over them (start-up and model loading included) and the judging loop
-alone in this process (one process), and returns the figures: pages per second
+process over them (start-up and model loading included), the same process on one
+page (its start-up), and the judging loop alone in this process (one process), and
+returns the figures: pages per second
 of wall time, and per CPU second (which a busy shared machine does not distort),
 how many form lines carry a page score (the page classifiers' topic score of the
 whole page, computed in the same call) and the machine's load average around the run.
@@ -70,6 +71,9 @@ class JudgeFigures:
     load: tuple[float, float] = (0.0, 0.0)
     #: every timed run of the judge process: (wall seconds, CPU seconds)
     runs: list[tuple[float, float]] = field(default_factory=list)
+    #: the judge process on the first page alone (start-up, imports, model loading):
+    #: the fastest of the runs, (wall seconds, CPU seconds)
+    startup: tuple[float, float] = (0.0, 0.0)
 
     @property
     def cli_pages_per_s(self) -> float:
@@ -96,6 +100,8 @@ class JudgeFigures:
             "loop_pages_per_s": round(self.loop_pages_per_s, 1),
             "loop_pages_per_cpu_s": round(self.pages / self.loop_cpu_seconds, 1),
             "cli_cpu_ms_per_page": round(1000 * self.cli_cpu_seconds / self.pages, 2),
+            "startup_seconds": round(self.startup[0], 2),
+            "startup_cpu_seconds": round(self.startup[1], 2),
             "page_scored_lines": self.page_scored,
             "load_1min_before_after": [round(x, 2) for x in self.load],
         }  # fmt: skip
@@ -107,16 +113,19 @@ def format_figures(f: JudgeFigures) -> str:
     return (f"formhunter judge DIR ({d['pages']} pages, {d['megabytes']} MB, one call, "
             f"start-up and model loading included): fastest of {len(f.runs) or 1} runs "
             f"{d['cli_pages_per_s']:.0f} pages/s, median {d['cli_pages_per_s_median']:.0f}; "
-            f"{d['cli_cpu_ms_per_page']:.1f} CPU ms per page (the process and its parse "
+            f"{d['cli_cpu_ms_per_page']:.1f} CPU ms per page (the process and its "
             f"workers, {d['cli_pages_per_cpu_s']:.0f} pages per CPU second); judging loop "
             f"alone, one process: {d['loop_pages_per_s']:.0f} pages/s "
-            f"({d['loop_pages_per_cpu_s']:.0f} per CPU second); {d['page_scored_lines']} of "
+            f"({d['loop_pages_per_cpu_s']:.0f} per CPU second); start-up (judge on one "
+            f"page): {d['startup_seconds']:.2f} s, {d['startup_cpu_seconds']:.2f} CPU s; "
+            f"{d['page_scored_lines']} of "
             f"{d['forms']} form lines with a page score; load average (1 min) before/after "
             f"{d['load_1min_before_after']}")  # fmt: skip
 
 
 def _judge_process(folder: Path, domain: str) -> tuple[float, float, str]:
-    """(wall s, CPU s of the process and its workers, stdout) of one ``formhunter judge``."""
+    """(wall s, CPU s of the process and its workers, stdout) of one ``formhunter judge``
+    of a folder or a file."""
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.run(
@@ -124,7 +133,7 @@ def _judge_process(folder: Path, domain: str) -> tuple[float, float, str]:
         capture_output=True, text=True, env=os.environ.copy(), check=False,
     )  # fmt: skip
     wall = time.perf_counter() - t0
-    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)  # the CLI and its parse workers
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)  # the CLI and its workers
     if proc.returncode not in (0, 1):
         raise RuntimeError(f"judge exited {proc.returncode}: {proc.stderr[-2000:]}")
     return wall, (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime), proc.stdout
@@ -139,6 +148,8 @@ def run_judge_bench(folder: Path, domain: str = "book", repeats: int = 1) -> Jud
     size = sum(f.stat().st_size for f in files) / 1e6
     load0 = os.getloadavg()[0]
     runs = [_judge_process(folder, domain) for _ in range(max(1, repeats))]
+    startup = min((_judge_process(files[0], domain)[:2] for _ in range(max(1, repeats))),
+                  key=lambda r: r[0])  # fmt: skip
     load1 = os.getloadavg()[0]
     cli, cli_cpu, out = min(runs, key=lambda r: r[0])
     rows = [json.loads(line) for line in out.splitlines() if line.strip()]
@@ -154,5 +165,5 @@ def run_judge_bench(folder: Path, domain: str = "book", repeats: int = 1) -> Jud
         errors=sum("error" in r for r in rows), cli_seconds=cli, cli_cpu_seconds=cli_cpu,
         loop_seconds=loop, loop_cpu_seconds=loop_cpu,
         page_scored=sum(r.get("page_score") is not None for r in rows), load=(load0, load1),
-        runs=[(w, c) for w, c, _ in runs],
+        runs=[(w, c) for w, c, _ in runs], startup=startup,
     )  # fmt: skip

@@ -15,6 +15,8 @@ def test_judge_bench_end_to_end(tmp_path: Path) -> None:
     assert d["pages"] == 12 and d["errors"] == 0 and len(d["cli_runs"]) == 2
     assert d["cli_seconds"] == min(w for w, _ in d["cli_runs"])
     assert d["cli_cpu_ms_per_page"] > 0 and d["loop_pages_per_cpu_s"] > 0
+    assert d["startup_cpu_seconds"] > 0 and d["startup_seconds"] > 0
     # every form line carries the page's topic score (the trained critic's context model)
     assert d["forms"] > 0 and d["page_scored_lines"] == d["forms"]
-    assert "pages/s" in format_figures(fig) and "CPU ms per page" in format_figures(fig)
+    text = format_figures(fig)
+    assert "pages/s" in text and "CPU ms per page" in text and "start-up" in text
