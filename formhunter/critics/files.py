@@ -112,6 +112,11 @@ def parsed_pages(
 
     with multiprocessing.get_context("fork").Pool(jobs) as pool:
         yield pool.imap(parse_one, todo, chunksize=8)
+        # every page was read: the workers end on their end-of-work marks. (Pool's exit,
+        # terminate, drains the pipe of what is left, marks included, and a worker left
+        # waiting for the pipe was once seen to hang the judge; it stays for an early exit)
+        pool.close()
+        pool.join()
 
 
 def _page_topics(critic: Any, pages: list[Page]) -> tuple[tuple[Any, ...], list[str]]:
