@@ -173,6 +173,10 @@ class ShardActor:
         """The shard's links waiting (the driver waits for every shard's set-up)."""
         return len(self.worker.frontier)
 
+    def models(self) -> dict[str, Any]:
+        """The models this shard judges with (``Components.models``: ``runs.models``)."""
+        return self.worker.models
+
     async def step(self, allowance: int, inbox: list[RoutedLink], at_page: int,
                    model: tuple[int, list[Any]], seconds: float) -> StepReport:
         return await self.worker.step(allowance, inbox, at_page, model, seconds)
@@ -302,7 +306,8 @@ class ClusterCrawl:
         here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
         names = f"formhunter-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         writer: Any = ray.remote(CatalogueWriter).options(
-            num_cpus=0, scheduling_strategy=here, name=f"{names}-writer").remote(s.crawl.db)
+            num_cpus=0, scheduling_strategy=here, name=f"{names}-writer").remote(
+                s.crawl.db, s.crawl.snapshot_every_seconds)
         learner: Any = None
         try:
             try:
@@ -327,8 +332,13 @@ class ClusterCrawl:
                            for k in range(n)]  # fmt: skip
             try:
                 ray.get([h.ready.remote() for h in self.shards])  # set-up is not crawl time
+                models = ray.get([h.models.remote() for h in self.shards])
             except RayError as exc:
                 raise self._died(exc, "a shard could not start") from None
+            if any(m != models[0] for m in models):  # one settings object: never expected
+                raise ClusterError(f"the shards judge with different models: {models}")
+            # the run's models, as one process records them (``rejudge`` reproduces verdicts)
+            ray.get(writer.update_run.remote(models=models[0]))
             reason = "interrupted"
             # a signal while the crawl ends (learner saving, the writer's last commit)
             # is a stop too: the end is not cut short and the run is marked
@@ -347,6 +357,9 @@ class ClusterCrawl:
                 st.searchable, st.relevant = exact["searchable_forms"], exact["relevant_forms"]
                 st.session_pages = st.pages - start_pages
                 self.stats.learning_iterations = self.learning_iterations
+                failed = int(ray.get(writer.cost.remote())["snapshot_failures"])
+                if failed:  # counted as one process counts them
+                    st.errors["snapshot"] = failed
                 self.stats.ended = (time.monotonic(), time.process_time())
                 if self._stop == "interrupted":
                     reason = "interrupted"

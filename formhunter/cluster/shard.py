@@ -318,6 +318,8 @@ class ShardWorker:
         self.cat.add_flusher(store.flush)
         self.fetcher = Fetcher(settings.fetch)
         comps = Components.build(settings, self.strategy)
+        #: what ``runs.models`` records (``Components.models``): the driver sends it on
+        self.models: dict[str, Any] = comps.models()
         self.outcomes = OutcomeBuffer() if self.strategy.learners else None
         comps.learners = [("cluster", self.outcomes)] if self.outcomes is not None else []
         frontier = Frontier(store, settings.frontier, ready_in=self.fetcher.host_ready_in,

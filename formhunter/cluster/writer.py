@@ -6,28 +6,41 @@ means what it means in a single-process run), ``form_id`` -- drops a form its si
 already has (a safety net: sites are owned by one shard), and commits them in one
 transaction: a step is committed whole or not at all. It also serves each shard
 its part of the catalogue when it (re)starts (``shard_state``), records the learner
-actor's iterations and the run's counters. This module does not import Ray.
+actor's iterations and the run's counters. As one process does at its commit points,
+it keeps a read snapshot of the file fresh (``catalogue.write_snapshot``, at most every
+``snapshot_every`` seconds, after a step's commit): ``formhunter serve`` and the
+driver's ``--ui`` page read it while the writer holds the file. This module does not
+import Ray.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import time
 from typing import Any
 
+import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from formhunter.catalogue import Catalogue, write_learner_states
+from formhunter.catalogue import Catalogue, snapshot_path, write_learner_states, write_snapshot
 from formhunter.cluster.shard import ShardState, shard_of
 from formhunter.schema import insert_arrow, now
 
+log = logging.getLogger(__name__)
+
 
 class CatalogueWriter:
-    """Writes one run of a cluster crawl into the catalogue at ``db`` (module doc)."""
+    """Writes one run of a cluster crawl into the catalogue at ``db`` (module doc);
+    ``snapshot_every``: seconds between read snapshots (0: none)."""
 
-    def __init__(self, db: str) -> None:
+    def __init__(self, db: str, snapshot_every: float = 0.0) -> None:
         self.cat = Catalogue(db)
+        self.snapshot_every = snapshot_every
+        self.snapshots = 0
+        self.snapshot_failures = 0
+        self._last_snapshot = 0.0
         self.run_id = 0
         self.pages = 0
         self.keys: set[tuple[str, str]] = set()
@@ -54,6 +67,7 @@ class CatalogueWriter:
         self.next_form_id = int(con.execute(
             "SELECT coalesce(max(form_id), 0) + 1 FROM forms").fetchall()[0][0])
         stored = list(run.seeds) if run is not None else list(seeds)
+        self._snapshot(force=True)  # readers see the run from its start
         return run_id, (run.counters if run is not None else None), self.pages, stored
 
     def shard_state(self, shard: int, n_shards: int) -> ShardState:
@@ -125,6 +139,7 @@ class CatalogueWriter:
             raise
         self.pages += len(seq_map)
         self.writes += 1
+        self._snapshot()
         self.seconds += time.perf_counter() - t0
         self.cpu_seconds += time.process_time() - c0
         return self.pages
@@ -162,6 +177,20 @@ class CatalogueWriter:
             return renumber(t.filter(mask), "form_id", ids)
 
         return forms, linked(fields), linked(paths)
+
+    def _snapshot(self, force: bool = False) -> None:
+        """Refresh the read snapshot when ``snapshot_every`` seconds have passed (or
+        ``force``); a failure is logged and counted, never the crawl's end."""
+        every = self.snapshot_every
+        if not every or (not force and time.monotonic() - self._last_snapshot < every):
+            return
+        try:
+            write_snapshot(self.cat.con, self.cat.path)
+            self.snapshots += 1
+        except (OSError, duckdb.Error) as exc:
+            log.warning("the catalogue's read snapshot was not written: %s", exc)
+            self.snapshot_failures += 1
+        self._last_snapshot = time.monotonic()
 
     def learner_states(self) -> dict[str, bytes]:
         """The run's saved learner states, by learner name (empty for a new run)."""
@@ -207,13 +236,19 @@ class CatalogueWriter:
         self.cat.con.execute(f"UPDATE runs SET {sets} WHERE run_id = ?", [*vals, self.run_id])
 
     def finish(self, status: str, reason: str, **fields: Any) -> dict[str, Any]:
-        """The run's last update; returns ``Catalogue.stats`` of the run."""
+        """The run's last update (in the snapshot too); returns ``Catalogue.stats`` of
+        the run."""
         self.update_run(status=status, end_reason=reason, finished_at=now(), **fields)
+        self._snapshot(force=True)
         return self.cat.stats(self.run_id)
 
     def cost(self) -> dict[str, float]:
         return {"writes": self.writes, "seconds": round(self.seconds, 3),
-                "cpu_seconds": round(self.cpu_seconds, 3)}  # fmt: skip
+                "cpu_seconds": round(self.cpu_seconds, 3), "snapshots": self.snapshots,
+                "snapshot_failures": self.snapshot_failures}  # fmt: skip
 
     def close(self) -> None:
+        """Close the file; its snapshot goes (readers read the file itself now)."""
         self.cat.close()
+        if self.snapshot_every:
+            snapshot_path(self.cat.path).unlink(missing_ok=True)

@@ -301,19 +301,20 @@ def cmd_crawl(args: argparse.Namespace) -> int:
         models = {k: v for k, v in stats["models"].items() if k != "critic"}
         print(f"forms judged by {stats['models'].get('critic', '?')}: {describe_models(models)}",
               file=sys.stderr)  # fmt: skip
-    if ui is None or result.reason == "interrupted":  # else crawl_with_ui printed it
+    if ui is None or result.reason == "interrupted":  # else the --ui path printed it
         print(summary(result, settings))
     return exit_code(result)
 
 
 def cluster_crawl(args: argparse.Namespace, settings: Settings, seeds: list[str],
                   ui: tuple[str, int] | None) -> CrawlResult:  # fmt: skip
-    """``--workers``/``--ray-address``: the same crawl on a Ray cluster (formhunter.cluster)."""
+    """``--workers``/``--ray-address``: the same crawl on a Ray cluster (formhunter.cluster).
+    With ``ui`` the driver serves the web page (``cluster_ui``)."""
     if args.workers is not None and args.workers < 1:
         raise UsageError("--workers needs a number of shards >= 1")
-    if ui is not None:
-        raise UsageError("--ui is not available with --workers/--ray-address (the catalogue "
-                         "is written by the cluster's writer); use formhunter serve afterwards")
+    if ui is not None and not settings.crawl.snapshot_every_seconds:
+        raise UsageError("--ui with --workers/--ray-address reads the writer's snapshot: "
+                         "set [crawl] snapshot_every_seconds above 0")  # fmt: skip
     if settings.warc.dir:
         raise UsageError("--warc ([warc] dir) is not available with --workers/--ray-address "
                          "yet: each shard would need files of its own; crawl in one process")
@@ -321,9 +322,49 @@ def cluster_crawl(args: argparse.Namespace, settings: Settings, seeds: list[str]
 
     with CrawlProgress(settings.crawl.max_pages,
                        live=False if args.quiet else None) as progress:  # fmt: skip
+        listeners: list[Any] = [] if args.quiet else [progress]
+        if ui is None:
+            result, _ = run_cluster_crawl(settings, seeds=seeds, resume=args.resume,
+                                          workers=args.workers or 0, address=args.ray_address,
+                                          listeners=listeners)  # fmt: skip
+            return result
+        return cluster_ui(args, settings, seeds, ui, listeners, progress)
+
+
+def cluster_ui(args: argparse.Namespace, settings: Settings, seeds: list[str],
+               ui: tuple[str, int], listeners: list[Any],
+               progress: CrawlProgress) -> CrawlResult:  # fmt: skip
+    """A cluster crawl with its web page, served by the driver from a thread: the live
+    figures from the shards' step reports (``LiveRun``), the catalogue from the writer's
+    snapshot (``ClusterStore``). When the crawl ends (unless interrupted), its summary is
+    printed and the page goes on serving the end state until Ctrl-C or SIGTERM."""
+    import threading
+
+    from formhunter.cluster import run_cluster_crawl
+    from formhunter.runtime import stop_at_once_on_signals
+    from formhunter.web import ClusterStore, WebSettings
+    from formhunter.web.live import LiveRun
+    from formhunter.web.thread import UiThread
+
+    Catalogue(settings.crawl.db).close()  # the file the page reads exists (or is refused)
+    live = LiveRun(settings.crawl.max_pages)
+    web = WebSettings(store=ClusterStore(settings.crawl.db), live=live,
+                      models_dir=settings.crawl.models_dir or None,
+                      model=settings.crawl.model or None)  # fmt: skip
+    with UiThread(web, *ui) as page:
+        print(f"web page of this crawl: {page.url}", file=sys.stderr, flush=True)
         result, _ = run_cluster_crawl(settings, seeds=seeds, resume=args.resume,
                                       workers=args.workers or 0, address=args.ray_address,
-                                      listeners=[] if args.quiet else [progress])  # fmt: skip
+                                      listeners=[*listeners, live])  # fmt: skip
+        if result.reason != "interrupted":
+            progress.__exit__(None, None, None)  # stop a live bar before the summary
+            print(summary(result, settings), flush=True)
+            print(f"the crawl has ended; its web page stays at {page.url} until Ctrl-C",
+                  file=sys.stderr, flush=True)  # fmt: skip
+            quit_ = threading.Event()
+            with stop_at_once_on_signals(lambda _reason: quit_.set()):
+                while not quit_.wait(0.5):
+                    pass
     return result
 
 

@@ -1,24 +1,33 @@
-"""Live figures of a crawl running in this process (an ``Engine.listen`` listener)."""
+"""Live figures of a crawl run from this process (an ``Engine.listen`` or
+``ClusterCrawl.listen`` listener)."""
 
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from formhunter.engine import Engine
+    from formhunter.stats import CrawlStats
+
+
+class LiveCrawl(Protocol):
+    """What the live figures read of a crawl (an ``Engine``, a ``ClusterCrawl``)."""
+
+    stats: CrawlStats
+    run_id: int
 
 #: harvest-curve points kept; beyond it every other point is dropped
 MAX_POINTS = 400
 
 
 class LiveRun:
-    """Samples the engine's stats: the harvest curve (pages, relevant forms) and
-    when learning happened. ``snapshot()`` is what ``/api/live`` returns."""
+    """Samples the crawl's stats: the harvest curve (pages, relevant forms) and
+    when learning happened. ``snapshot()`` is what ``/api/live`` returns. A cluster's
+    "step" (a shard's step report merged) counts as "page"."""
 
     def __init__(self, max_pages: int = 0) -> None:
         self.max_pages = max_pages
-        self.engine: Engine | None = None
+        self.engine: LiveCrawl | None = None
         self.state = "starting"
         self.curve: list[tuple[int, int]] = [(0, 0)]
         self.learned_at: list[int] = []
@@ -28,8 +37,9 @@ class LiveRun:
     def run_id(self) -> int:
         return self.engine.run_id if self.engine is not None else 0
 
-    def __call__(self, event: str, engine: Engine) -> None:
+    def __call__(self, event: str, engine: LiveCrawl) -> None:
         self.engine = engine
+        event = "page" if event == "step" else event
         st = engine.stats
         if event == "start":
             self.state = "running"

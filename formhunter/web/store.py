@@ -121,3 +121,23 @@ class SharedStore(Store):
             if not has_labels_table(cur):
                 raise CatalogueError(f"{self.path} has no form_labels table (open it writable)")
             yield cur
+
+
+class ClusterStore(FileStore):
+    """The catalogue a cluster crawl's writer actor holds (``formhunter crawl --workers N
+    --ui``): reads go to the snapshot the writer keeps fresh after its commits, labels
+    wait for the crawl's end (the page stays up then, on the file itself)."""
+
+    @contextmanager
+    def write(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        try:
+            cat = Catalogue(self.path)
+        except CatalogueError as exc:
+            if "in use" not in str(exc):
+                raise
+            raise CatalogueError(
+                f"the cluster's writer holds {self.path} while the crawl runs; this page "
+                "shows its snapshot, read-only. Label here once the crawl has ended (the "
+                "page stays up)") from exc  # fmt: skip
+        with cat:
+            yield cat.con

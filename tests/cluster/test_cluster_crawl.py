@@ -4,6 +4,7 @@ duplicates; a shard killed mid-crawl; --resume; the CLI flags."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -92,6 +93,21 @@ def test_cluster_crawl_fills_the_catalogue_like_one_process(
         its = [r[0] for r in cat.con.execute(
             "SELECT iteration FROM learning_iterations ORDER BY iteration").fetchall()]
     assert its == list(range(1, len(its) + 1))
+    # issue 26: the run records its models as a one-process crawl of the same settings
+    # does (``rejudge`` reproduces verdicts from them)
+    import asyncio
+
+    from formhunter.engine import Engine
+
+    one = tmp_path / "one.duckdb"
+    with Catalogue(one) as cat:
+        asyncio.run(Engine(_settings(simweb_proxy, one, strategy="ache", max_pages=5), cat,
+                           seeds=simweb_proxy.web.seeds(DOMAIN, 5)).run())  # fmt: skip
+    models = []
+    for path in (db, one):
+        with Catalogue(path, read_only=True) as cat:
+            models.append(json.loads(cat.con.execute("SELECT models FROM runs").fetchall()[0][0]))
+    assert models[0] == models[1] and models[0].get("critic"), models
 
 
 def test_a_shard_killed_mid_crawl_is_restarted_and_nothing_is_duplicated(
@@ -345,3 +361,88 @@ def test_a_dead_writer_or_learner_is_a_one_line_error_and_resume_works(
     result = again.run()
     assert result.reason == "budget" and result.stats.pages == 100
     _check_catalogue(db, 100)
+
+
+def _get(url: str) -> tuple[int, str]:
+    import urllib.request
+
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback, no proxy
+    with opener.open(url, timeout=10) as resp:
+        return resp.status, resp.read().decode("utf-8")
+
+
+def test_cli_workers_ui_serves_the_crawl_live_and_its_end(
+        simweb_proxy: ProxyHandle, tmp_path: Path) -> None:  # fmt: skip
+    """Issue 27: `crawl --workers 2 --ui PORT` (its own local Ray cluster, a separate
+    process as a user runs it): the driver serves the web page; real HTTP requests
+    during the crawl see it progress (live counters from the step reports, the run
+    and its forms from the writer's snapshot), and after its end the final state
+    (the file itself, labels allowed) until SIGINT ends the command."""
+    import os
+    import re
+    import signal
+    import threading
+    import time
+
+    seeds = tmp_path / "seeds.txt"
+    seeds.write_text("\n".join(simweb_proxy.web.seeds(DOMAIN, 5)) + "\n")
+    config = tmp_path / "c.toml"
+    config.write_text("[crawl]\nsnapshot_every_seconds = 0.5\n[learning]\nthreshold = 2\n")
+    db = tmp_path / "ui.duckdb"
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "formhunter.cli", "crawl", "--domain", DOMAIN, "--seeds",
+         str(seeds), "--db", str(db), "--max-pages", "150", "--proxy", simweb_proxy.url,
+         "--workers", "2", "--ui", "0", "--strategy", "ache", "--min-delay", "0.2",
+         "--config", str(config)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)  # fmt: skip
+    err: list[str] = []
+    reader = threading.Thread(target=lambda: err.extend(iter(proc.stderr.readline, "")),
+                              daemon=True)  # type: ignore[union-attr]  # fmt: skip
+    reader.start()
+    try:
+        deadline = time.monotonic() + 240
+        url = ""
+        while not url and time.monotonic() < deadline and proc.poll() is None:
+            found = [m.group(0) for line in list(err)
+                     for m in [re.search(r"http://127\.0\.0\.1:\d+/\?token=\S+", line)] if m]
+            url = found[0] if found else ""
+            time.sleep(0.1)
+        assert url, "".join(err)
+        base = url.split("/?", 1)[0]
+        seen: list[dict[str, Any]] = []  # /api/live while the crawl runs
+        runs_while_running: list[dict[str, Any]] = []
+        while time.monotonic() < deadline:
+            live = json.loads(_get(f"{base}/api/live")[1])
+            if live.get("state") == "ended":
+                break
+            if live.get("state") == "running" and live["pages"] > 0:
+                seen.append(live)
+                if not runs_while_running and live["pages"] >= 20:
+                    status, html = _get(f"{base}/runs/{live['run_id']}")
+                    assert status == 200 and "svg" in html.lower()
+                    runs_while_running.append(json.loads(_get(f"{base}/api/runs")[1]))
+            time.sleep(0.2)
+        assert len(seen) >= 2, seen
+        pages = [s["pages"] for s in seen]
+        assert pages == sorted(pages) and pages[-1] > pages[0] > 0  # it progressed
+        assert len(seen[-1]["curve"]) >= 2
+        # the snapshot shows the run while it runs
+        assert runs_while_running and runs_while_running[0]["runs"][0]["status"] == "running"
+        # the end: the live figures and (the file again, or the final snapshot) the run row
+        live = json.loads(_get(f"{base}/api/live")[1])
+        assert live["state"] == "ended" and live["pages"] == 150, live
+        for _ in range(100):  # the writer releases the file just after the end event
+            run = json.loads(_get(f"{base}/api/runs")[1])["runs"][0]
+            if run["status"] == "finished" and any("stays at" in ln for ln in err):
+                break
+            time.sleep(0.2)
+        assert run["status"] == "finished" and run["pages"] == 150, run
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=60)
+        assert proc.returncode == 0, out + "".join(err)
+        assert "run 1 finished (budget)" in out
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
