@@ -10,14 +10,14 @@ from formhunter.simweb.sites import Key, Site, item_title, stable_int
 from formhunter.simweb.spec import BODY_ZONE, FOOT_ZONE, NAV_ZONE, SIDE_ZONE, PageSpec
 
 if TYPE_CHECKING:
-    from formhunter.simweb.generator import SimWeb
+    from formhunter.simweb.webparts import WebParts
 
 Link = tuple[str, str]
 _STATIC_TITLES = {"members": "Members area", "suggest": "Suggest a site"}
 _NAV_STATICS = ("about", "help", "login", "register", "cart", "contact")
 
 
-def _rng(site: Site, key: Key, web: SimWeb) -> random.Random:
+def _rng(site: Site, key: Key, web: WebParts) -> random.Random:
     return random.Random(stable_int(web.seed, site.index, *key))
 
 
@@ -33,7 +33,7 @@ def entry(site: Site, c: int) -> Link:
     return site.url_of(("form", c)), ch.form_anchor
 
 
-def site_frame(web: SimWeb, site: Site) -> tuple[list[Link], list[Link]]:
+def site_frame(web: WebParts, site: Site) -> tuple[list[Link], list[Link]]:
     """Navigation and footer links shared by every page of a site (cached)."""
     cached = web._frames.get(site.index)
     if cached is not None:
@@ -84,12 +84,12 @@ def site_frame(web: SimWeb, site: Site) -> tuple[list[Link], list[Link]]:
     return nav, foot
 
 
-def _sentences(web: SimWeb, topic: str, r: random.Random, n: int) -> str:
+def _sentences(web: WebParts, topic: str, r: random.Random, n: int) -> str:
     pool = web.pool(topic)
     return " ".join(pool[r.randrange(len(pool))] for _ in range(n))
 
 
-def _paras(web: SimWeb, topic: str, r: random.Random, lo: int, hi: int) -> list[str]:
+def _paras(web: WebParts, topic: str, r: random.Random, lo: int, hi: int) -> list[str]:
     return [_sentences(web, topic, r, r.randint(2, 5)) for _ in range(r.randint(lo, hi))]
 
 
@@ -108,7 +108,7 @@ def _chain_for(site: Site, domain: str) -> int:
     return -1
 
 
-def _deep_link(web: SimWeb, site: Site, r: random.Random) -> Link | None:
+def _deep_link(web: WebParts, site: Site, r: random.Random) -> Link | None:
     if not site.deep_targets:
         return None
     t = web.sites[r.choice(site.deep_targets)]
@@ -125,7 +125,7 @@ def _deep_link(web: SimWeb, site: Site, r: random.Random) -> Link | None:
     return t.home, t.brand
 
 
-def build_page(web: SimWeb, site: Site, key: Key, host: int, url: str) -> PageSpec:
+def build_page(web: WebParts, site: Site, key: Key, host: int, url: str) -> PageSpec:
     k = key[0]
     spec = PageSpec(url=url, site=site, key=key, kind=k, host_index=host)
     if k == "bare":
@@ -291,7 +291,7 @@ def _tagline(site: Site, r: random.Random) -> str:
     return f"{r.choice(vc.ADJECTIVES).capitalize()} {r.choice(nouns)}"
 
 
-def _redirect(web: SimWeb, site: Site, key: Key, spec: PageSpec) -> PageSpec:
+def _redirect(web: WebParts, site: Site, key: Key, spec: PageSpec) -> PageSpec:
     name = key[1]
     spec.kind, spec.status = "redirect", 301
     if name == "old-home":
@@ -309,7 +309,7 @@ def _redirect(web: SimWeb, site: Site, key: Key, spec: PageSpec) -> PageSpec:
     return spec
 
 
-def _home_body(web: SimWeb, site: Site, r: random.Random, body: list[Link]) -> None:
+def _home_body(web: WebParts, site: Site, r: random.Random, body: list[Link]) -> None:
     for c, ch in enumerate(site.chains):
         if ch.parent < 0:
             body.append(entry(site, c))
@@ -336,7 +336,7 @@ def _home_body(web: SimWeb, site: Site, r: random.Random, body: list[Link]) -> N
             body.append(d)
 
 
-def _go_links(web: SimWeb, site: Site, ks: range | list[int], body: list[Link]) -> None:
+def _go_links(web: WebParts, site: Site, ks: range | list[int], body: list[Link]) -> None:
     for k in ks:
         t = web.sites[site.partners[k]]
         body.append((site.url_of(("redirect", f"go{k}")), f"{t.brand} - {t.topic}"))
@@ -352,7 +352,7 @@ def _random_items(site: Site, r: random.Random, body: list[Link], n: int) -> Non
 
 
 def _section_body(
-    web: SimWeb, site: Site, s: int, n: int, r: random.Random, body: list[Link]
+    web: WebParts, site: Site, s: int, n: int, r: random.Random, body: list[Link]
 ) -> None:
     sec = site.sections[s]
     lo, hi = (n - 1) * sec.per_page, min(sec.n_items, n * sec.per_page)
@@ -388,7 +388,7 @@ def _sidebar(site: Site, topic: str, r: random.Random, side: list[Link]) -> None
 
 
 def _item_body(
-    web: SimWeb, site: Site, s: int, i: int, r: random.Random, body: list[Link], spec: PageSpec
+    web: WebParts, site: Site, s: int, i: int, r: random.Random, body: list[Link], spec: PageSpec
 ) -> None:
     sec = site.sections[s]
     if site.kind == "directory":

@@ -36,7 +36,7 @@ from formhunter.simweb.sites import Site, item_title, stable_int
 from formhunter.simweb.spec import BODY_ZONE, FOOT_ZONE, NAV_ZONE, PageSpec
 
 if TYPE_CHECKING:
-    from formhunter.simweb.generator import SimWeb
+    from formhunter.simweb.webparts import WebParts
 
 #: Share of domain search forms that front no database (percent).
 STATIC_SHARE = 15
@@ -77,7 +77,7 @@ def _host_path(url: str) -> tuple[str, str]:
     return (parts.hostname or "").lower(), parts.path or "/"
 
 
-def _forms_at(web: SimWeb, site: Site, host: str, path: str) -> list[int]:
+def _forms_at(web: WebParts, site: Site, host: str, path: str) -> list[int]:
     """Indexes of the site's GET forms whose action is ``host`` + ``path`` (cached)."""
     idx = web._actions.get(site.index)
     if idx is None:
@@ -103,7 +103,7 @@ def _items(site: Site, form: FormSpec) -> list[tuple[int, int]]:
 Record = tuple[int, int, str, frozenset[str]]
 
 
-def _records(web: SimWeb, site: Site, form_index: int) -> list[Record]:
+def _records(web: WebParts, site: Site, form_index: int) -> list[Record]:
     """(section, item, title, title words) of what the form searches (cached)."""
     key = (site.index, form_index)
     out = web._records.get(key)
@@ -148,7 +148,7 @@ def _criteria(form: FormSpec, params: list[tuple[str, str]]) -> list[set[str]]:
     return out
 
 
-def _pick_form(web: SimWeb, site: Site, host: str, path: str, names: set[str]) -> int | None:
+def _pick_form(web: WebParts, site: Site, host: str, path: str, names: set[str]) -> int | None:
     best, best_n = None, 0
     for fi in _forms_at(web, site, host, path):
         n = len(names & {f.name for f in site.forms[fi].fields})
@@ -160,7 +160,7 @@ def _pick_form(web: SimWeb, site: Site, host: str, path: str, names: set[str]) -
 Submission = tuple[int, FormSpec, list[tuple[str, str]]]
 
 
-def submission(web: SimWeb, site: Site, url: str) -> Submission | None:
+def submission(web: WebParts, site: Site, url: str) -> Submission | None:
     """(form index, form, query pairs) when ``url`` submits one of the site's GET forms."""
     parts = urlsplit(url)
     if not parts.query:
@@ -173,7 +173,7 @@ def submission(web: SimWeb, site: Site, url: str) -> Submission | None:
     return fi, site.forms[fi], params
 
 
-def results_page(web: SimWeb, site: Site, host_index: int, url: str) -> PageSpec | None:
+def results_page(web: WebParts, site: Site, host_index: int, url: str) -> PageSpec | None:
     """The page a form submission gets (module doc), or None when ``url`` is none."""
     hit = submission(web, site, url)
     if hit is None:
@@ -226,7 +226,7 @@ def results_page(web: SimWeb, site: Site, host_index: int, url: str) -> PageSpec
     return spec
 
 
-def _snippet(web: SimWeb, site: Site, s: int, i: int) -> str:
+def _snippet(web: WebParts, site: Site, s: int, i: int) -> str:
     """A sentence about the item, as result lists show under each hit."""
     topic = site.sections[s].topic
     pool = web.pool(topic if topic in vc.NOUNS else "general")

@@ -20,21 +20,26 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, Any, Protocol
+from typing import IO, Any, Protocol
 
 from aiohttp import web as aioweb
 
 from formhunter.exceptions import FormhunterError
 from formhunter.simweb.generator import SimResponse, SimWeb
 
-if TYPE_CHECKING:
-    from formhunter.worlds import World
-
 
 class Served(Protocol):
     """What the proxy needs of a web: a SimWeb or any ``formhunter.worlds.World``."""
 
     def fetch(self, url: str) -> SimResponse: ...
+
+
+class ServedWorld(Served, Protocol):
+    """A web the ``serve`` command names (any ``formhunter.worlds.World``)."""
+
+    name: str
+
+    def describe(self) -> str: ...
 
 
 class ProxyServer:
@@ -194,7 +199,7 @@ def running_proxy(
 
 
 async def serve_forever(
-    web: World, port: int, host: str = "127.0.0.1", log_file: str | None = None
+    web: ServedWorld, port: int, host: str = "127.0.0.1", log_file: str | None = None
 ) -> None:
     """Run the proxy in the current event loop until cancelled (the ``serve`` command)."""
     server = ProxyServer(web, log_file, keep_log=False)

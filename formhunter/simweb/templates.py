@@ -30,13 +30,13 @@ from formhunter.simweb.spec import (
 )
 
 if TYPE_CHECKING:
-    from formhunter.simweb.generator import SimWeb
+    from formhunter.simweb.webparts import WebParts
     from formhunter.simweb.weight import Padder
 
 _PREFIXES = ("site", "main", "pg", "x", "c", "wrap", "ui", "tpl", "v2", "lay")
 
 
-def respond(web: SimWeb, url: str) -> SimResponse:
+def respond(web: WebParts, url: str) -> SimResponse:
     """The response to GET ``url`` (see SimWeb.fetch)."""
     hit = web.resolve(url)
     if hit is None:

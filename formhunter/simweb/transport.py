@@ -13,7 +13,7 @@ from urllib.parse import urljoin
 from formhunter.simweb.spec import SimResponse
 
 if TYPE_CHECKING:
-    from formhunter.simweb.generator import SimWeb
+    from formhunter.simweb.webparts import WebParts
 
 __all__ = ["SimResponse", "SimTransport"]
 
@@ -27,7 +27,7 @@ class SimTransport:
     answer 502 like the proxy. ``t.log`` records (url, status) of every request.
     """
 
-    def __init__(self, web: SimWeb) -> None:
+    def __init__(self, web: WebParts) -> None:
         self.web = web
         self.log: list[tuple[str, int]] = []
 

@@ -34,8 +34,8 @@ from formhunter.simweb import results
 from formhunter.simweb.urls import site_of
 
 if TYPE_CHECKING:
-    from formhunter.simweb.generator import SimWeb
     from formhunter.simweb.spec import PageSpec
+    from formhunter.simweb.webparts import WebParts
 
 Row = dict[str, Any]
 
@@ -43,7 +43,7 @@ Row = dict[str, Any]
 class Truth:
     """Iterates the ground truth of a SimWeb (regenerated on each call, not stored)."""
 
-    def __init__(self, web: SimWeb) -> None:
+    def __init__(self, web: WebParts) -> None:
         self.web = web
 
     def specs(self) -> Iterator[PageSpec]:

@@ -401,7 +401,7 @@ def test_cli_workers_ui_serves_the_crawl_live_and_its_end(
                               daemon=True)  # type: ignore[union-attr]  # fmt: skip
     reader.start()
     try:
-        deadline = time.monotonic() + 240
+        deadline = time.monotonic() + 900  # Ray and the actors start slowly on a loaded machine
         url = ""
         while not url and time.monotonic() < deadline and proc.poll() is None:
             found = [m.group(0) for line in list(err)

@@ -14,7 +14,7 @@ from formhunter.worlds.bazaar.site import Params, Part
 from formhunter.worlds.bazaar.vocab import off, ui
 
 if TYPE_CHECKING:
-    from formhunter.worlds.bazaar.sitemodel import SiteModel
+    from formhunter.worlds.bazaar.site import SiteView
 
 
 class ForumPart(Part):
@@ -23,7 +23,7 @@ class ForumPart(Part):
     pid = "f"
     PER_TOPIC_PAGE = 15
 
-    def __init__(self, model: SiteModel) -> None:
+    def __init__(self, model: SiteView) -> None:
         super().__init__(model)
         p = self.plan
         self.forums = [
@@ -185,7 +185,7 @@ class ShopPart(Part):
 
     pid = "o"
 
-    def __init__(self, model: SiteModel) -> None:
+    def __init__(self, model: SiteView) -> None:
         super().__init__(model)
         self.n = self.plan.size
         self.cats = 4 + self.plan.idx % 4

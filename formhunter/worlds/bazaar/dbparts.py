@@ -50,7 +50,7 @@ _NOISE = frozenset(
 )
 
 if TYPE_CHECKING:
-    from formhunter.worlds.bazaar.sitemodel import SiteModel
+    from formhunter.worlds.bazaar.site import SiteView
 _NOISE_VALUES = frozenset({"", "rt", "ow", "any", "all"})
 
 
@@ -83,7 +83,7 @@ class SearchPart(Part):
 
     pid = "s"
 
-    def __init__(self, model: SiteModel, with_advanced: bool = True) -> None:
+    def __init__(self, model: SiteView, with_advanced: bool = True) -> None:
         super().__init__(model)
         p = self.plan
         self.arch = p.archetype
@@ -291,7 +291,7 @@ class CatalogPart(Part):
     pid = "k"
     SORTS = ("", "price", "new")
 
-    def __init__(self, model: SiteModel) -> None:
+    def __init__(self, model: SiteView) -> None:
         super().__init__(model)
         d = self.plan.domain
         self.section = slug(self.plan, DOMAIN_SLUGS, d)
@@ -406,7 +406,7 @@ class CatalogPart(Part):
         return ["/*sort="] if "robots-facets" in self.plan.flags else []
 
 
-def chain_cities(model: SiteModel) -> list[tuple[str, str]]:
+def chain_cities(model: SiteView) -> list[tuple[str, str]]:
     """(name, slug) of the cities a chain is in."""
     lang = model.plan.lang
     n = 3 + stable_int(model.plan.idx, "cities") % 5

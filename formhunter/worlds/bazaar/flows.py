@@ -16,7 +16,7 @@ from formhunter.worlds.bazaar.site import Params, Part, slug
 from formhunter.worlds.bazaar.vocab import DOMAIN_SLUGS, SLUGS, dom, ui
 
 if TYPE_CHECKING:
-    from formhunter.worlds.bazaar.sitemodel import SiteModel
+    from formhunter.worlds.bazaar.site import SiteView
 
 _AVAIL = {
     "hotel": "availability",
@@ -48,7 +48,7 @@ class ChainPart(Part):
 
     pid = "h"
 
-    def __init__(self, model: SiteModel) -> None:
+    def __init__(self, model: SiteView) -> None:
         super().__init__(model)
         p = self.plan
         self.style = model.scheme.style
@@ -258,7 +258,7 @@ class BookingPart(Part):
 
     pid = "b"
 
-    def __init__(self, model: SiteModel) -> None:
+    def __init__(self, model: SiteView) -> None:
         super().__init__(model)
         self.style = model.scheme.style
         d = self.plan.domain
@@ -328,7 +328,7 @@ class CalendarPart(Part):
     BASE = (2026, 1)
     WINDOW = 18
 
-    def __init__(self, model: SiteModel) -> None:
+    def __init__(self, model: SiteView) -> None:
         super().__init__(model)
         self.word = slug(self.plan, SLUGS, "calendar")
         self.pretty = model.scheme.style == "pretty"

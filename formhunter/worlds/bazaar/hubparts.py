@@ -16,7 +16,7 @@ from formhunter.worlds.bazaar.site import Params, Part
 from formhunter.worlds.bazaar.vocab import OFF, dom, off, ui
 
 if TYPE_CHECKING:
-    from formhunter.worlds.bazaar.sitemodel import SiteModel
+    from formhunter.worlds.bazaar.site import SiteView
 
 PER_DIR_PAGE = 12
 
@@ -130,7 +130,7 @@ class ArticlesPart(Part):
     pid = "a"
     PER_PAGE = 10
 
-    def __init__(self, model: SiteModel) -> None:
+    def __init__(self, model: SiteView) -> None:
         super().__init__(model)
         p = self.plan
         self.n = max(12, p.size - 20)

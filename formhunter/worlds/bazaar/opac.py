@@ -16,7 +16,7 @@ from formhunter.worlds.bazaar.site import Params, Part
 from formhunter.worlds.bazaar.vocab import dom, ui
 
 if TYPE_CHECKING:
-    from formhunter.worlds.bazaar.sitemodel import SiteModel
+    from formhunter.worlds.bazaar.site import SiteView
 
 #: topic -> (domain, subdomain, path prefix)
 KINDS = {"university": ("book", "opac", "/vufind"), "city": ("job", "jobs", "/stellenportal")}
@@ -29,7 +29,7 @@ def opac_host(site: str, topic: str) -> str:
 class OpacPart(Part):
     pid = "q"
 
-    def __init__(self, model: SiteModel) -> None:
+    def __init__(self, model: SiteView) -> None:
         super().__init__(model)
         self.domain, _, self.prefix = KINDS[self.plan.topic]
         self.host = opac_host(self.plan.site, self.plan.topic)

@@ -11,15 +11,14 @@ from formhunter.worlds.bazaar.hubparts import ArticlesPart, DirectoryPart
 from formhunter.worlds.bazaar.opac import OpacPart
 
 if TYPE_CHECKING:
-    from formhunter.worlds.bazaar.site import Part
-    from formhunter.worlds.bazaar.sitemodel import SiteModel
+    from formhunter.worlds.bazaar.site import Part, SiteView
 
 #: database archetypes that carry a calendar, per domain
 _CALENDAR = {"airfare": ("booking",), "hotel": ("booking",), "rental": ("booking",),
              "movie": ("catalog", "chain"), "music": ("catalog",)}  # fmt: skip
 
 
-def parts_for(m: SiteModel) -> list[Part]:
+def parts_for(m: SiteView) -> list[Part]:
     """The parts of ``m``'s site besides the core pages."""
     p = m.plan
     if p.kind == "database":

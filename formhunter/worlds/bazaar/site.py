@@ -14,16 +14,90 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from formhunter.worlds.bazaar import widgets as wg
 from formhunter.worlds.bazaar.model import Key, Link, Page, SitePlan, stable_int
 from formhunter.worlds.bazaar.vocab import SLUGS, ui
 
 if TYPE_CHECKING:
-    from formhunter.worlds.bazaar.sitemodel import SiteModel
+    from formhunter.worlds.bazaar.items import Item
 
 Params = dict[str, str]
+
+
+# What a part reads of its site and of the world: protocols that ``sitemodel.SiteModel``
+# and ``world.Bazaar`` implement. Those import the parts; the parts annotate with these,
+# so no import cycle closes, type-only imports included (tests/architecture).
+
+
+class WorldView(Protocol):
+    """The bazaar world as its sites see it (``world.Bazaar``)."""
+
+    @property
+    def seed(self) -> int: ...
+
+    @property
+    def slow_delay(self) -> float: ...
+
+    @property
+    def plans(self) -> list[SitePlan]: ...
+
+    @property
+    def categories(self) -> dict[str, list[SitePlan]]:
+        """Directory categories: each domain's sites, each off-topic subject's."""
+        ...
+
+    def landing(self, plan: SitePlan) -> list[Link]:
+        """The pages a link to ``plan``'s site may land on."""
+        ...
+
+    def text(self, rng: random.Random, lang: str, subject: str, n: int, city: str = "") -> str:
+        """``n`` sentences about ``subject`` in ``lang``."""
+        ...
+
+
+class Searcher(Protocol):
+    """A site's database search as other parts use it (``dbparts.SearchPart``)."""
+
+    def url(self, key: Key) -> str: ...
+
+    def results(self, url: str, params: Params, p: int) -> Page: ...
+
+
+class SiteView(Protocol):
+    """A site as its parts see it (``sitemodel.SiteModel``)."""
+
+    @property
+    def world(self) -> WorldView: ...
+
+    @property
+    def plan(self) -> SitePlan: ...
+
+    @property
+    def scheme(self) -> Scheme: ...
+
+    @property
+    def parts(self) -> list[Part]: ...
+
+    @property
+    def items(self) -> list[Item]: ...
+
+    @property
+    def item_by_id(self) -> dict[int, Item]: ...
+
+    @property
+    def search(self) -> Searcher | None: ...
+
+    @property
+    def domains(self) -> tuple[str, ...]: ...
+
+    @property
+    def landing(self) -> list[Link]: ...
+
+    def item_link(self, it: Item) -> Link | None: ...
+
+    def text(self, rng: random.Random, n: int = 3, city: str = "", subject: str = "") -> str: ...
 
 
 class Scheme:
@@ -77,7 +151,7 @@ class Part:
 
     pid = ""
 
-    def __init__(self, model: SiteModel) -> None:
+    def __init__(self, model: SiteView) -> None:
         self.m = model
         self.plan = model.plan
         self.lang = model.plan.lang

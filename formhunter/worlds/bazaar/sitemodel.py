@@ -6,7 +6,6 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 from protego import Protego
 
@@ -17,17 +16,14 @@ from formhunter.worlds.bazaar.items import items as make_items
 from formhunter.worlds.bazaar.model import Key, Link, Page, SitePlan, mk, stable_int
 from formhunter.worlds.bazaar.parts import parts_for
 from formhunter.worlds.bazaar.plan import URL_STYLES
-from formhunter.worlds.bazaar.site import CorePart, Params, Part, Scheme
+from formhunter.worlds.bazaar.site import CorePart, Params, Part, Scheme, WorldView
 from formhunter.worlds.bazaar.vocab import ui
-
-if TYPE_CHECKING:
-    from formhunter.worlds.bazaar.world import Bazaar
 
 
 class SiteModel:
     """A site's parts and pages (module doc)."""
 
-    def __init__(self, world: Bazaar, plan: SitePlan) -> None:
+    def __init__(self, world: WorldView, plan: SitePlan) -> None:
         self.world = world
         self.plan = plan
         styles = URL_STYLES[plan.platform]
