@@ -178,8 +178,9 @@ class ShardActor:
         return self.worker.models
 
     async def step(self, allowance: int, inbox: list[RoutedLink], at_page: int,
-                   model: tuple[int, list[Any]], seconds: float) -> StepReport:
-        return await self.worker.step(allowance, inbox, at_page, model, seconds)
+                   model: tuple[int, list[Any]], seconds: float,
+                   refill: bool = False) -> StepReport:  # fmt: skip
+        return await self.worker.step(allowance, inbox, at_page, model, seconds, refill)
 
     async def close(self) -> None:
         await self.worker.close()
@@ -289,13 +290,24 @@ class ClusterCrawl:
             return err
         db = self.settings.crawl.db
         run_id = self.run_id
-        with contextlib.suppress(FormhunterError, OSError), Catalogue(db) as cat:
-            if run_id:
-                cat.update_run(run_id, status="interrupted", end_reason="interrupted")
-                cat.commit()
-            else:  # it died while opening the run: is there one to resume?
-                run = cat.run()
-                run_id = run.run_id if run is not None else 0
+        # a killed writer's process may hold the file's lock a moment after ray.kill
+        # returns: wait for it (up to ~10 s), so the run is marked and the file free
+        for _ in range(50):
+            try:
+                with Catalogue(db) as cat:
+                    if run_id:
+                        cat.update_run(run_id, status="interrupted", end_reason="interrupted")
+                        cat.commit()
+                    else:  # it died while opening the run: is there one to resume?
+                        run = cat.run()
+                        run_id = run.run_id if run is not None else 0
+                break
+            except FormhunterError as exc:
+                if "in use" not in str(exc):
+                    break
+                time.sleep(0.2)
+            except OSError:
+                break
         if run_id:
             return ClusterError(f"{err}; what was committed is kept, continue with: "
                                 f"formhunter crawl --resume --db {db}")
@@ -411,6 +423,8 @@ class ClusterCrawl:
                     continue
                 reason = self._stop or stop or ("budget" if st.pages >= max_pages else "")
                 if not reason and all(d.dry) and not any(d.inbox):
+                    if d.refill():  # the dry rules of every shard act, then go on
+                        continue
                     reason = first_reason(ends, st) or "exhausted"
                 if reason:
                     return reason
@@ -450,12 +464,25 @@ class _Dispatch:
         self.pending: dict[Any, tuple[int, int, str]] = {}
         self.model: tuple[int, list[Any]] = (0, [])
         self.step_cap = max(4 * crawl.settings.crawl.batch_pages, 16)
+        self.refill_failed = False  # the last refill round queued nothing, no page since
 
-    def _step(self, k: int, allowance: int, seconds: float) -> None:
+    def _step(self, k: int, allowance: int, seconds: float, refill: bool = False) -> None:
         self.sent[k], self.inbox[k] = self.inbox[k], []
         ref = self.crawl.shards[k].step.remote(allowance, self.sent[k], self.crawl.stats.pages,
-                                               self.model, seconds)  # fmt: skip
+                                               self.model, seconds, refill)  # fmt: skip
         self.pending[ref] = (k, allowance, "step")
+
+    def refill(self) -> bool:
+        """Every shard is dry (nothing queued, nothing in flight, no link waiting): each
+        one's dry rules act (extend its sites, open its reserve), as one process's act
+        when its whole frontier is dry. Whether a round went out: not again after a
+        round that queued nothing, until a page is fetched."""
+        if self.refill_failed:
+            return False
+        self.refill_failed = True  # until a shard's report says its rules queued links
+        for k in range(self.n):
+            self._step(k, 0, 0.0, refill=True)
+        return True
 
     def hand_out(self, left: int) -> None:
         """A step to each idle shard with work, page allowances within the ``left`` budget."""
@@ -501,7 +528,9 @@ class _Dispatch:
         st.pages = max(pages, rep.committed)
         st.session_pages += rep.pages
         st.worker_cpu += rep.cpu_seconds
-        self.dry[k] = rep.exhausted
+        self.dry[k] = rep.dry
+        if rep.refilled or rep.pages:
+            self.refill_failed = False
         for dest, links in rep.routed.items():
             self.inbox[dest].extend(links)
             self.dry[dest] = False

@@ -89,11 +89,12 @@ class StepReport:
     stats: dict[str, Any]
     pages: int
     routed: dict[int, list[RoutedLink]] = field(default_factory=dict)
-    exhausted: bool = False
+    dry: bool = False  # nothing queued (a reserve or closed sites may be left)
     queued: int = 0
     cpu_seconds: float = 0.0
     restarts: int = 0
     committed: int = 0  # the run's pages in the catalogue after this step's commit
+    refilled: bool = False  # the dry rules of a ``refill`` step queued links
 
 
 class ShardCatalogue(Catalogue):
@@ -331,6 +332,9 @@ class ShardWorker:
                                  run_id=run_id, store=store, frontier=frontier, budget=budget,
                                  stats=self.stats, paths=paths)  # fmt: skip
         self.pipeline.policy.rules.stop = []  # the driver's, over every shard's counters
+        # The dry rules (extend sites, open the reserve) act when every shard is dry, as
+        # one process's act when its whole frontier is: a ``refill`` step from the driver.
+        self.dry_rules, self.pipeline.policy.rules.dry = self.pipeline.policy.rules.dry, []
         self.store, self.frontier = store, frontier
         self.engine = ShardEngine(settings, self.cat, fetcher=self.fetcher)
         self.engine.attach(self.pipeline)
@@ -387,8 +391,10 @@ class ShardWorker:
         return n
 
     async def step(self, allowance: int, inbox: Sequence[RoutedLink], at_page: int,
-                   model: tuple[int, list[Any]], seconds: float) -> StepReport:
-        """Crawl up to ``allowance`` pages for about ``seconds``; ship; report."""
+                   model: tuple[int, list[Any]], seconds: float,
+                   refill: bool = False) -> StepReport:  # fmt: skip
+        """Crawl up to ``allowance`` pages for about ``seconds``; ship; report. With
+        ``refill`` (every shard is dry) the dry rules act first (``CrawlPolicy.when_dry``)."""
         cpu0 = time.process_time()
         await self._ensure_open()
         version, refs = model
@@ -399,6 +405,14 @@ class ShardWorker:
         # negative: a count of the run's pages, which the writer must not take for a
         # local seq of this step (it stores -at_page)
         self.receive(inbox, -at_page)
+        refilled = False
+        if refill:
+            policy = self.pipeline.policy
+            policy.rules.dry = self.dry_rules
+            try:
+                refilled = policy.when_dry()
+            finally:
+                policy.rules.dry = []
         await self.engine.run_slice(allowance, seconds)
         self.cat.commit()
         tables = self.cat.take_outbox()
@@ -411,8 +425,8 @@ class ShardWorker:
         self.pipeline.stats = self.stats
         self.engine.attach(self.pipeline)
         return StepReport(self.shard, st.to_dict(), st.pages, self.store.take_routed(),
-                          self.pipeline.policy.exhausted(), len(self.frontier),
-                          time.process_time() - cpu0, self.restarts, committed)  # fmt: skip
+                          self.frontier.dry, len(self.frontier), time.process_time() - cpu0,
+                          self.restarts, committed, refilled)  # fmt: skip
 
 
 class ShardEngine(Engine):
