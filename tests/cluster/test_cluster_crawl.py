@@ -15,7 +15,7 @@ import pytest
 
 from formhunter.catalogue import Catalogue
 from formhunter.cli import main
-from formhunter.config import Settings, load_settings
+from formhunter.config import Settings, load_settings, settings_from_dict
 from formhunter.simweb import ProxyHandle
 from formhunter.stats import CrawlResult
 
@@ -446,3 +446,31 @@ def test_cli_workers_ui_serves_the_crawl_live_and_its_end(
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_a_cluster_extends_sites_when_every_shard_is_dry_and_ends_on_a_time_limit(
+        cluster: None, simweb_proxy: ProxyHandle, tmp_path: Path) -> None:  # fmt: skip
+    """Issue 27: the dry rules act on a cluster as in one process. Following on-topic
+    pages only, with 4 pages per site, the 40-site web runs dry well before the budget:
+    every shard dry, the driver's refill round extends the sites the page limit closed
+    (4 more pages each) and opens the reserve, and the crawl goes on past 4 pages per
+    site. And a time limit ends a cluster run with "time-limit"."""
+    db = tmp_path / "x.duckdb"
+    base = _settings(simweb_proxy, db, strategy="baseline", max_pages=400).to_dict()
+    base["stopping"] |= {"max_pages_per_site": 4, "extend_pages": 4, "exhausted_pages": 0}
+    settings = settings_from_dict(base)
+    crawl = ClusterCrawl(settings, workers=2, seeds=simweb_proxy.web.seeds(DOMAIN, 5))
+    result = crawl.run()
+    st = result.stats
+    assert st.sites_extended >= 1 and st.reserve_opened >= 1, (result.reason, st.to_dict())
+    with Catalogue(db, read_only=True) as cat:
+        most = cat.con.execute("SELECT max(n) FROM (SELECT count(*) AS n FROM pages"
+                               " GROUP BY site)").fetchall()[0][0]  # fmt: skip
+    assert most > 4
+    _check_catalogue(db, st.pages)
+    db2 = tmp_path / "t.duckdb"
+    timed = ClusterCrawl(_settings(simweb_proxy, db2, strategy="bfs", max_pages=100_000,
+                                   max_seconds=1.0), workers=2,
+                         seeds=simweb_proxy.web.seeds(DOMAIN, 5)).run()  # fmt: skip
+    assert timed.reason == "time-limit" and 0 < timed.stats.pages < 100_000
+    _check_catalogue(db2, timed.stats.pages)
