@@ -231,7 +231,7 @@ def cassette(raw: bytes, index: int) -> tuple[str, bytes]:
     # Ruby VCR 1 wrote bodies as literal blocks whose first lines may be blank lines
     # indented deeper than the text (a YAML error for PyYAML): state the indent, 2
     raw = re.sub(rb"^( *[\w-]+: [|>])([-+]?) *(\r?)$", rb"\g<1>2\g<2>\g<3>", raw, flags=re.M)
-    doc = yaml.load(raw, Loader=_CassetteLoader)  # noqa: S506 - a SafeLoader subclass
+    doc = yaml.load(raw, Loader=_CassetteLoader)  # a SafeLoader subclass: no object built
     if isinstance(doc, dict):
         doc = doc.get("http_interactions") or doc.get("interactions") or []
     exchange = doc[index]
