@@ -25,6 +25,7 @@ that commit, so the records rebuild byte for byte.
 
 from __future__ import annotations
 
+import base64
 import csv
 import glob
 import io
@@ -217,8 +218,6 @@ def _ruby_node(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Any:
 
 
 def _binary(loader: yaml.SafeLoader, node: yaml.Node) -> bytes:
-    import base64
-
     return base64.b64decode(str(loader.construct_scalar(node)))  # type: ignore[arg-type]
 
 
@@ -241,8 +240,6 @@ def cassette(raw: bytes, index: int) -> tuple[str, bytes]:
     body = exchange["response"]["body"]
     if isinstance(body, dict):  # VCR 2+ and vcrpy: {encoding, string} or base64_string
         if "base64_string" in body:
-            import base64
-
             body = base64.b64decode(body["base64_string"])
         else:
             body = body.get("string", "")
