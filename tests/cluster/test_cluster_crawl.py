@@ -454,7 +454,8 @@ def test_a_cluster_extends_sites_when_every_shard_is_dry_and_ends_on_a_time_limi
     pages only, with 4 pages per site, the 40-site web runs dry well before the budget:
     every shard dry, the driver's refill round extends the sites the page limit closed
     (4 more pages each) and opens the reserve, and the crawl goes on past 4 pages per
-    site. And a time limit ends a cluster run with "time-limit"."""
+    site. Without extension or reserve it ends "site-limits"; a time limit ends a
+    cluster run with "time-limit"."""
     db = tmp_path / "x.duckdb"
     base = _settings(simweb_proxy, db, strategy="baseline", max_pages=400).to_dict()
     base["stopping"] |= {"max_pages_per_site": 4, "extend_pages": 4, "exhausted_pages": 0}
@@ -468,6 +469,15 @@ def test_a_cluster_extends_sites_when_every_shard_is_dry_and_ends_on_a_time_limi
                                " GROUP BY site)").fetchall()[0][0]  # fmt: skip
     assert most > 4
     _check_catalogue(db, st.pages)
+    # without extension or reserve, the same crawl ends when every shard is dry and the
+    # refill round queues nothing: "site-limits" (links were left the site rules closed)
+    base["crawl"]["db"] = str(tmp_path / "s.duckdb")
+    base["stopping"]["extend_pages"] = 0
+    base["frontier"]["reserve"] = False
+    closed = ClusterCrawl(settings_from_dict(base), workers=2,
+                          seeds=simweb_proxy.web.seeds(DOMAIN, 5)).run()  # fmt: skip
+    assert closed.reason == "site-limits" and closed.stats.pages < 400, closed.reason
+    assert closed.stats.sites_extended == closed.stats.reserve_opened == 0
     db2 = tmp_path / "t.duckdb"
     timed = ClusterCrawl(_settings(simweb_proxy, db2, strategy="bfs", max_pages=100_000,
                                    max_seconds=1.0), workers=2,
