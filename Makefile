@@ -20,7 +20,7 @@ demo: $(STAMP)
 	$(BIN)/formhunter demo
 
 lint: $(STAMP)
-	$(BIN)/ruff check formhunter classifiers tests
+	$(BIN)/ruff check formhunter classifiers tests scripts
 	$(BIN)/mypy
 
 test: $(STAMP) lint

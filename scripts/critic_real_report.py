@@ -35,7 +35,8 @@ def main() -> None:
     p.add_argument("--errors", type=int, default=10)
     p.add_argument("--no-searchable", action="store_true")
     p.add_argument("--frozen", action="store_true",
-                   help="the frozen test split (fit on the rest) instead of the CV: once, at the end")
+                   help="the frozen test split (fit on the rest) instead of the CV: "
+                        "once, at the end")
     args = p.parse_args()
 
     real = load_real_forms()

@@ -9,10 +9,13 @@ con = duckdb.connect(sys.argv[1], read_only=True)
 rid = int(sys.argv[2])
 rows = con.execute(f"""
 WITH truth AS (SELECT DISTINCT site, signature, CASE WHEN NOT searchable THEN 'not-searchable'
-               WHEN domain = '' THEN 'other' ELSE domain END AS t FROM read_parquet('truth/forms.parquet'))
+               WHEN domain = '' THEN 'other' ELSE domain END AS t
+               FROM read_parquet('truth/forms.parquet'))
 SELECT d.form_id, d.site, d.labelled, d.run_domain, t.t,
-       CASE WHEN v.prev_searchable THEN coalesce(nullif(v.prev_domain, ''), 'other') ELSE 'not-searchable' END,
-       CASE WHEN v.searchable THEN coalesce(nullif(v.domain, ''), 'other') ELSE 'not-searchable' END,
+       CASE WHEN v.prev_searchable THEN coalesce(nullif(v.prev_domain, ''), 'other')
+            ELSE 'not-searchable' END,
+       CASE WHEN v.searchable THEN coalesce(nullif(v.domain, ''), 'other')
+            ELSE 'not-searchable' END,
        v.prev_relevant, v.relevant
 FROM form_directory d JOIN form_verdicts v ON v.form_id = d.form_id AND v.rejudge_id = {rid}
 JOIN truth t USING (site, signature) ORDER BY d.form_id""").fetchall()

@@ -1,9 +1,11 @@
 """Compare the directory's verdicts with the simulated web's ground truth (site, signature)."""
 import sys
+
 import duckdb
 
 con = duckdb.connect(sys.argv[1], read_only=True)
-con.execute("CREATE TEMP TABLE truth AS SELECT DISTINCT site, signature, searchable AS t_searchable,"
+con.execute("CREATE TEMP TABLE truth AS SELECT DISTINCT site, signature,"
+            " searchable AS t_searchable,"
             " CASE WHEN NOT searchable THEN 'not-searchable' WHEN domain = '' THEN 'other'"
             " ELSE domain END AS t_domain FROM read_parquet('truth/forms.parquet')")
 rows = con.execute("""

@@ -1,7 +1,8 @@
 """The whole page each real labelled form sits on: its title and visible text, for the
 critic's page evidence (issue 24).
 
-    python scripts/realforms/page_texts.py [--mirrors /work/.mirror] [--out data/realforms/pages.jsonl.gz]
+    python scripts/realforms/page_texts.py [--mirrors /work/.mirror] \
+        [--out data/realforms/pages.jsonl.gz]
 
 For every record of ``domains/*/real*.jsonl`` the page named by its ``source`` is read
 again (formasaurus: the installed package's ``data/html``; a GitHub record: ``git show
@@ -26,10 +27,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from extract_b import cassette  # noqa: E402
+from extract_b import cassette
 
-from classifiers.datasets import read_jsonl, real_files  # noqa: E402
-from formhunter.parse import parse_page  # noqa: E402
+from classifiers.datasets import read_jsonl, real_files
+from formhunter.parse import parse_page
 
 MAX_CHARS = 50_000
 OUT = Path(__file__).resolve().parents[2] / "data" / "realforms" / "pages.jsonl.gz"

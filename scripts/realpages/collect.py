@@ -26,6 +26,7 @@ that commit, so the records rebuild byte for byte.
 from __future__ import annotations
 
 import base64
+import contextlib
 import csv
 import glob
 import io
@@ -345,10 +346,8 @@ def parse(src: Source, path: str, url: str = "") -> Page:
 def record(src: Source, path: str, url: str, label: str, kind: str, note: str) -> dict[str, Any]:
     page = parse(src, path, url)
     lang = ""
-    try:
-        lang = str((lxml.html.fromstring(read(src, path)).get("lang") or "")).split("-")[0]
-    except (ValueError, lxml.etree.ParserError):
-        pass
+    with contextlib.suppress(ValueError, lxml.etree.ParserError):  # no parsable <html lang>
+        lang = str(lxml.html.fromstring(read(src, path)).get("lang") or "").split("-")[0]
     anchors = [a for a in (" ".join(ln.anchor.split())[:80] for ln in page.links) if a]
     source: dict[str, str] = {"kind": src.kind}
     if src.kind == "package":

@@ -20,7 +20,7 @@ def main() -> int:
     for ref, url in iter_source(src):
         try:
             page = parse(src, ref, url)
-        except Exception as exc:  # noqa: BLE001 - a survey lists what it cannot read
+        except Exception as exc:
             print(f"{ref}\t{url}\tERROR {exc}", file=sys.stderr)
             continue
         words = page.text[:160].replace("\t", " ")
