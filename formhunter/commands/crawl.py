@@ -177,16 +177,22 @@ async def crawl_with_ui(engine: Engine, cat: Catalogue, settings: Settings,
     try:
         result = await engine.run()
         if result.reason != "interrupted":
-            progress.__exit__(None, None, None)  # stop a live bar before the summary
-            print(summary(result, settings), flush=True)
-            print(f"the crawl has ended; its web page stays at {url} until Ctrl-C",
-                  file=sys.stderr, flush=True)  # fmt: skip
+            say_ended(progress, result, settings, url)
             quit_ = asyncio.Event()
             with stop_on_signals(lambda _reason: quit_.set()):
                 await quit_.wait()
         return result
     finally:
         await runner.cleanup()
+
+
+def say_ended(progress: CrawlProgress, result: CrawlResult, settings: Settings,
+              url: str) -> None:
+    """The summary of a crawl with ``--ui`` that ended, and where its page stays."""
+    progress.__exit__(None, None, None)  # stop a live bar before the summary
+    print(summary(result, settings), flush=True)
+    print(f"the crawl has ended; its web page stays at {url} until Ctrl-C",
+          file=sys.stderr, flush=True)  # fmt: skip
 
 
 def summary(result: CrawlResult, settings: Settings) -> str:
@@ -357,10 +363,7 @@ def cluster_ui(args: argparse.Namespace, settings: Settings, seeds: list[str],
                                       workers=args.workers or 0, address=args.ray_address,
                                       listeners=[*listeners, live])  # fmt: skip
         if result.reason != "interrupted":
-            progress.__exit__(None, None, None)  # stop a live bar before the summary
-            print(summary(result, settings), flush=True)
-            print(f"the crawl has ended; its web page stays at {page.url} until Ctrl-C",
-                  file=sys.stderr, flush=True)  # fmt: skip
+            say_ended(progress, result, settings, page.url)
             quit_ = threading.Event()
             with stop_at_once_on_signals(lambda _reason: quit_.set()):
                 while not quit_.wait(0.5):

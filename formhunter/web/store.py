@@ -85,6 +85,12 @@ class FileStore(Store):
         finally:
             con.close()
 
+    def busy(self) -> str:
+        """Why labels are refused while another process holds the file."""
+        return (f"a crawl is writing {self.path}; this page shows its snapshot, read-only. "
+                "Label on the crawl's own page (`formhunter crawl ... --ui PORT`) or once "
+                "the crawl has ended")  # fmt: skip
+
     @contextmanager
     def write(self) -> Iterator[duckdb.DuckDBPyConnection]:
         try:
@@ -92,10 +98,7 @@ class FileStore(Store):
         except CatalogueError as exc:
             if "in use" not in str(exc):
                 raise
-            raise CatalogueError(
-                f"a crawl is writing {self.path}; this page shows its snapshot, read-only. "
-                "Label on the crawl's own page (`formhunter crawl ... --ui PORT`) or once "
-                "the crawl has ended") from exc  # fmt: skip
+            raise CatalogueError(self.busy()) from exc
         with cat:
             yield cat.con
 
@@ -128,16 +131,7 @@ class ClusterStore(FileStore):
     --ui``): reads go to the snapshot the writer keeps fresh after its commits, labels
     wait for the crawl's end (the page stays up then, on the file itself)."""
 
-    @contextmanager
-    def write(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        try:
-            cat = Catalogue(self.path)
-        except CatalogueError as exc:
-            if "in use" not in str(exc):
-                raise
-            raise CatalogueError(
-                f"the cluster's writer holds {self.path} while the crawl runs; this page "
+    def busy(self) -> str:
+        return (f"the cluster's writer holds {self.path} while the crawl runs; this page "
                 "shows its snapshot, read-only. Label here once the crawl has ended (the "
-                "page stays up)") from exc  # fmt: skip
-        with cat:
-            yield cat.con
+                "page stays up)")  # fmt: skip
