@@ -78,7 +78,10 @@ def _finish(parser: argparse.ArgumentParser, top: bool) -> None:
                 _finish(choice, top=False)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or of ``command`` alone (one of ``COMMANDS``): each
+    command module is imported to register it, and some import seconds of libraries
+    (DuckDB, pyarrow, aiohttp) that another command never uses."""
     parser = argparse.ArgumentParser(
         prog="formhunter",
         description="Find the searchable forms in front of online databases.",
@@ -86,16 +89,25 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"formhunter {__version__}")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
+    for name in [command] if command in COMMANDS else COMMANDS:
         importlib.import_module(f"formhunter.commands.{name}").register(sub)
     _finish(parser, top=True)
     return parser
 
 
+def command_of(argv: list[str]) -> str | None:
+    """The command ``argv`` names (its first word not an option: the top-level options
+    take no value), or None."""
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
 def main(argv: list[str] | None = None) -> int:
     interrupt_on_signals()  # a stop during start-up unwinds too (exit 130)
     try:
-        parser = build_parser()  # imports every command: seconds on a loaded machine
+        argv = sys.argv[1:] if argv is None else argv
+        # only the named command's module is imported (all of them when none is named,
+        # for the top-level help and for an unknown command's message)
+        parser = build_parser(command_of(argv))
         args = parser.parse_args(argv)
         logging.basicConfig(
             level=logging.WARNING - 10 * min(args.verbose, 2),
