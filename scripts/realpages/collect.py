@@ -176,6 +176,9 @@ SOURCES: dict[str, Source] = {
     # session 3: the Postlight (Mercury) parser's saved article pages (entertainment news)
     "postlight": _repo("postlight/parser", "e8ba7ece291efa4d915d50dd4deeec17d54359f2",
                        "MIT or Apache-2.0 (LICENSE-MIT, LICENSE-APACHE)"),
+    # session 4: a travel planner's scraper specs: saved pages of hotel sites, booking.com,
+    # TripAdvisor hotel reviews, an Airbnb room (spec/support/pages/SITE/NAME.html)
+    "planit": _repo("sashafklein/planit", "7ff0344fd0a26bbe3379b38f8dd6219a14416b6f", "none stated"),
 }
 
 
