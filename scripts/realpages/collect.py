@@ -178,7 +178,8 @@ SOURCES: dict[str, Source] = {
                        "MIT or Apache-2.0 (LICENSE-MIT, LICENSE-APACHE)"),
     # session 4: a travel planner's scraper specs: saved pages of hotel sites, booking.com,
     # TripAdvisor hotel reviews, an Airbnb room (spec/support/pages/SITE/NAME.html)
-    "planit": _repo("sashafklein/planit", "7ff0344fd0a26bbe3379b38f8dd6219a14416b6f", "none stated"),
+    "planit": _repo("sashafklein/planit", "7ff0344fd0a26bbe3379b38f8dd6219a14416b6f",
+                    "none stated"),
 }
 
 
