@@ -180,6 +180,9 @@ SOURCES: dict[str, Source] = {
     # TripAdvisor hotel reviews, an Airbnb room (spec/support/pages/SITE/NAME.html)
     "planit": _repo("sashafklein/planit", "7ff0344fd0a26bbe3379b38f8dd6219a14416b6f",
                     "none stated"),
+    # session 4: a dealership app's page kept for later: a used-car dealer's inventory as saved
+    "car-dealership": _repo("s-hayse/CarDealership", "a62151230bb36a2137be8f8eef3bd0d38dc71598",
+                            "none stated"),
 }
 
 
