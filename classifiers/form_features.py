@@ -17,12 +17,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import numpy as np
-from nltk.stem import PorterStemmer
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, TfidfVectorizer
 from sklearn.pipeline import Pipeline
 
 from classifiers.form_types import NON_DATA_TYPES, FormLike
+from classifiers.porter import PorterStemmer
 
 __all__ = [
     "STRUCTURE_FEATURES",

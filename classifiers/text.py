@@ -3,10 +3,11 @@
 ``tokenize``: lower-case words made of letters and digits (Unicode aware),
 without English stopwords (scikit-learn's ``ENGLISH_STOP_WORDS``) and without
 one-character words. ``stem_terms``: the same words Porter-stemmed (NLTK's
-``PorterStemmer``, which needs no corpus download). Stems are cached.
+``PorterStemmer``, from ``classifiers.porter``: the stemmer without the rest of NLTK,
+which would import scikit-learn too). Stems are cached.
 
-scikit-learn and NLTK take about a second each to import, so they are loaded
-on first use, not when this module is imported (the CLI starts fast).
+scikit-learn takes about a second to import, so its stop word list is loaded on first
+use, not when this module is imported (the CLI starts fast).
 """
 
 from __future__ import annotations
@@ -22,7 +23,21 @@ _WORD = re.compile(r"[^\W_]+")
 
 @cache
 def stop_words() -> frozenset[str]:
-    """English stopwords (scikit-learn's list)."""
+    """English stopwords (scikit-learn's list), read from scikit-learn's own module file
+    when it is where scikit-learn 1.x keeps it (importing scikit-learn costs a second)."""
+    import importlib.util
+    from pathlib import Path
+
+    found = importlib.util.find_spec("sklearn")  # finds the package, imports nothing
+    if found is not None and found.origin:
+        path = Path(found.origin).parent / "feature_extraction" / "_stop_words.py"
+        spec = importlib.util.spec_from_file_location("classifiers._sklearn_stop_words", path)
+        if path.is_file() and spec is not None and spec.loader is not None:
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            words = vars(module).get("ENGLISH_STOP_WORDS")
+            if isinstance(words, frozenset) and words:
+                return frozenset(str(w) for w in words)
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
     return frozenset(ENGLISH_STOP_WORDS)
@@ -30,7 +45,7 @@ def stop_words() -> frozenset[str]:
 
 @cache
 def _stemmer() -> Any:
-    from nltk.stem.porter import PorterStemmer
+    from classifiers.porter import PorterStemmer
 
     return PorterStemmer()
 
