@@ -183,6 +183,9 @@ SOURCES: dict[str, Source] = {
     # session 4: a dealership app's page kept for later: a used-car dealer's inventory as saved
     "car-dealership": _repo("s-hayse/CarDealership", "a62151230bb36a2137be8f8eef3bd0d38dc71598",
                             "none stated"),
+    # session 4: a campervan-rental price monitor's saved pages (browser-rendered, 2025)
+    "campervan-monitor": _repo("Indieseo/campervan-monitor",
+                               "3ea4d6bc824d159ccecd7de26c954546fafc6c7a", "none stated"),
 }
 
 
