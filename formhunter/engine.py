@@ -27,6 +27,12 @@ the last commit (a companion's exception counts as a fault).
 The same loop runs a cluster shard's steps (``run_slice`` over a pipeline opened
 elsewhere, ``attach``): a page allowance and a time slice instead of the run's budget,
 the fetches in flight finished and recorded before it returns.
+
+Sitemaps (``fetch.sitemaps``): the first fetch that knows an origin's robots.txt claims
+the sitemaps it names. They are read in a task of their own, so no page waits for them
+(a sitemap fetch queues behind the host's politeness slot and its Crawl-delay), and the
+links they list join the next batch recorded after the read. In ordered mode the fetch
+task reads them itself, so they join that page's own batch, whatever the timing.
 """
 
 from __future__ import annotations
@@ -65,6 +71,7 @@ log = logging.getLogger(__name__)
 Listener = Callable[[str, "Engine"], None]
 Companion = Callable[["Engine"], Awaitable[None]]
 #: what a fetch task gives: the answer, the page parsed in the task, a sitemap's links
+#: (read in the task in ordered mode only)
 FetchOut = tuple[FetchResult, Page | None, SitemapLinks | None]
 #: a completed fetch waiting to be recorded
 Done = tuple[Entry, "asyncio.Task[FetchOut]"]
@@ -113,6 +120,10 @@ class Engine:
         self.parser = TaskParser(settings.parse, self.stats)
         self.warc: WarcSink | None = None  # with [warc] dir
         self.sitemaps: SitemapReader | None = None  # with [sitemaps] max_per_site
+        # sitemap reads in flight (each with the entry whose fetch claimed them), and
+        # those read, waiting for the next batch
+        self._sitemap_tasks: dict[asyncio.Task[SitemapLinks], Entry] = {}
+        self._sitemaps_read: list[tuple[Entry, SitemapLinks]] = []
         self._last_snapshot = 0.0
         self.max_pages = settings.crawl.max_pages  # the loop's page limit
         self._deadline = math.inf  # a slice's end (``run_slice``)
@@ -320,12 +331,15 @@ class Engine:
                 self._process_ready()
                 self._maybe_commit()
                 continue
+            if self._sitemaps_read and not self._tasks:  # no page batch to join
+                self._process([])
+                continue
             if not self._tasks:
                 if self.stats.pages >= max_pages:
                     return "budget"
                 if sliced:
                     return "slice"
-                if self.pipeline.policy.exhausted():
+                if not self._sitemap_tasks and self.pipeline.policy.exhausted():
                     return self.pipeline.policy.end_reason()
             # Wake for: a fetch completing, a parked host becoming due (only while a
             # fetch slot is free), the batch's latency bound; at most every 0.25 s.
@@ -333,7 +347,7 @@ class Engine:
             if out < max_in_flight and taken < max_pages and not sliced:
                 hint = self.frontier.wait_hint(time.monotonic())
             t0 = clock()
-            if self._tasks:
+            if self._tasks or self._sitemap_tasks:
                 timeout = min(hint, 0.25) if hint is not None else 0.25
                 if ready:
                     timeout = min(timeout, max(self._ready_since + batch_seconds - now, 0.0))
@@ -368,18 +382,45 @@ class Engine:
         if self._waiter is not None:
             _wake(self._waiter)
 
+    async def _read_sitemaps(self, reader: SitemapReader,
+                             claims: list[tuple[str, list[str]]]) -> SitemapLinks:
+        """``reader.read_claimed(claims)``; a defect of the reader is a fault, not the
+        crawl's end."""
+        try:
+            return await reader.read_claimed(claims)
+        except Exception:
+            self.pipeline.fault("sitemap")
+            return SitemapLinks()
+
+    def _sitemap_arrived(self, task: asyncio.Task[SitemapLinks]) -> None:
+        """Done-callback of a sitemap read: its links wait for the next batch."""
+        entry = self._sitemap_tasks.pop(task, None)
+        if entry is None or task.cancelled():
+            return
+        self._sitemaps_read.append((entry, task.result()))
+        if self._waiter is not None:
+            _wake(self._waiter)
+
     def _process_ready(self) -> None:
         """Process the queued completed fetches as one batch (a failed task raises here)."""
         ready, self._ready = self._ready, []
         self._process(ready)
 
     def _process(self, ready: list[Done]) -> None:
-        """Record one batch of completed fetches, in the given order (module doc)."""
+        """Record one batch of completed fetches, in the given order, with the sitemaps
+        read since the last batch (module doc)."""
         if self.warc is not None:
             for _, task in ready:
                 r = task.result()[0]
                 self.warc.add(r.url, r.final_url, r.status, r.headers, r.body)
-        result = self.pipeline.process([Fetched(entry, *task.result()) for entry, task in ready])
+        batch, found = [], self._sitemaps_read
+        self._sitemaps_read = []
+        for entry, task in ready:
+            fetched, page, sitemap = task.result()
+            batch.append(Fetched(entry, fetched, page))
+            if sitemap is not None:
+                found.append((entry, sitemap))
+        result = self.pipeline.process(batch, found)
         if result.new_scorer is not None:
             self.swap_scorer(result.new_scorer)
         for _ in result.pages:
@@ -392,7 +433,7 @@ class Engine:
             done = self._ordered.prefix()
             if done:
                 self._process(done)
-        elif self._ready:
+        elif self._ready or self._sitemaps_read:
             self._process_ready()
         return reason
 
@@ -404,7 +445,12 @@ class Engine:
         result = await self.fetcher.fetch(entry.url)
         found = None
         if self.sitemaps is not None and result.error not in NOT_FETCHED:
-            found = await self.sitemaps.read(entry.url, result.final_url)
+            if self._ordered is not None:
+                found = await self.sitemaps.read(entry.url, result.final_url)
+            elif claims := self.sitemaps.claim(entry.url, result.final_url):
+                task = asyncio.ensure_future(self._read_sitemaps(self.sitemaps, claims))
+                task.add_done_callback(self._sitemap_arrived)
+                self._sitemap_tasks[task] = entry
         if result.error:
             return result, None, found
         page = await self.parser.parse(entry, result, always=self.renderer is not None)
@@ -434,6 +480,12 @@ class Engine:
             await asyncio.gather(*tasks, return_exceptions=True)
             entries += tasks.values()
             self._tasks.clear()
+        if self._sitemap_tasks:  # a resumed run claims those sitemaps again
+            reads = list(self._sitemap_tasks)
+            for read in reads:
+                read.cancel()
+            await asyncio.gather(*reads, return_exceptions=True)
+            self._sitemap_tasks.clear()
         for entry in entries:
             self.frontier.abandon(entry, now)
 

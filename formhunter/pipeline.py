@@ -95,14 +95,11 @@ class PathIndex:
 
 @dataclass(slots=True)
 class Fetched:
-    """A fetched link; ``page`` when it was parsed (and maybe rendered) in the fetch task;
-    ``sitemap``: what the sitemaps named by its origin's robots.txt gave, when this fetch
-    was the first to know that robots.txt (``fetch.sitemaps``)."""
+    """A fetched link; ``page`` when it was parsed (and maybe rendered) in the fetch task."""
 
     entry: Entry
     result: FetchResult
     page: Page | None = None
-    sitemap: SitemapLinks | None = None
 
 
 @dataclass(slots=True)
@@ -244,8 +241,11 @@ class Pipeline:
         """Count a component exception (``CrawlPolicy.fault``: logged with its traceback)."""
         self.policy.fault(kind)
 
-    def process(self, batch: Sequence[Fetched]) -> BatchResult:
-        """Steps 4-9 for the pages whose fetch completed together (module doc)."""
+    def process(self, batch: Sequence[Fetched],
+                sitemaps: Sequence[tuple[Entry, SitemapLinks]] = ()) -> BatchResult:
+        """Steps 4-9 for the pages whose fetch completed together (module doc), and the
+        links of ``sitemaps``: what the sitemaps named by an origin's robots.txt gave,
+        each with the entry whose fetch was the first to know it (``fetch.sitemaps``)."""
         items = self._parse(batch)
         pages = [it for it in items if it.out.page is not None]
         self._classify(pages)
@@ -254,9 +254,8 @@ class Pipeline:
         for it in items:
             self._record(it, links)
             killpoints.reached("mid-batch")
-        for f in batch:
-            if f.sitemap is not None:
-                self._sitemap_links(f.entry, f.sitemap, links)
+        for entry, found in sitemaps:
+            self._sitemap_links(entry, found, links)
         added = self._add_outlinks(links)
         new, self._new_scorer = self._new_scorer, None
         return BatchResult([it.out for it in items], added, new)

@@ -1,8 +1,9 @@
 """XML sitemaps (sitemaps.org) named by a site's robots.txt, read safely and within caps.
 
-``SitemapReader.read(url)`` is asked after each fetch (``Engine._fetch``). The first time
+``SitemapReader.claim(url)`` is asked after each fetch (``Engine._fetch``). The first time
 the robots.txt of a URL's origin is known (the fetcher fetched it for that fetch) and
-names ``Sitemap:`` lines, it fetches those sitemaps through the same fetcher
+names ``Sitemap:`` lines, ``read_claimed`` fetches those sitemaps (in a task of its own,
+beside the page fetches: ``Engine``) through the same fetcher
 (``Fetcher.fetch_document``: address guard, robots.txt, politeness, retries, a byte cap),
 follows sitemap indexes ``[sitemaps] max_depth`` deep, at most ``max_per_site`` sitemaps
 per site, and returns the page URLs they list (``SitemapLinks``). An origin whose
@@ -162,7 +163,14 @@ class SitemapReader:
     async def read(self, *urls: str) -> SitemapLinks | None:
         """The pages listed by the sitemaps that the robots.txt of the origins of ``urls``
         name, the first time that robots.txt is known; None when no sitemap was tried."""
-        out: SitemapLinks | None = None
+        claims = self.claim(*urls)
+        return await self.read_claimed(claims) if claims else None
+
+    def claim(self, *urls: str) -> list[tuple[str, list[str]]]:
+        """The sites, each with the sitemap URLs its robots.txt names, whose robots.txt
+        is known now and was not looked at before (they are marked looked at: a second
+        claim of the same origin gives nothing, so only one reader fetches them)."""
+        claims: list[tuple[str, list[str]]] = []
         for url in urls:
             found = origin_of(url)
             if found is None or found[0] in self.origins:
@@ -175,8 +183,14 @@ class SitemapReader:
                 continue
             named = [u for u in (join(found[0] + "/", s) for s in entry.rules.sitemaps) if u]
             if named:
-                out = out if out is not None else SitemapLinks()
-                await self._read_site(site_of(url), named, out)
+                claims.append((site_of(url), named))
+        return claims
+
+    async def read_claimed(self, claims: list[tuple[str, list[str]]]) -> SitemapLinks:
+        """What the sitemaps of ``claim``'s sites list (module doc)."""
+        out = SitemapLinks()
+        for site, named in claims:
+            await self._read_site(site, named, out)
         return out
 
     async def _read_site(self, site: str, named: list[str], out: SitemapLinks) -> None:

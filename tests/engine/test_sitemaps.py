@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import time
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from policy_helpers import FlatScorer, policy_over_store
 
 from formhunter.catalogue import Catalogue
 from formhunter.config import Settings, SitemapSettings, load_settings
-from formhunter.engine import CrawlResult, Engine
+from formhunter.engine import CrawlResult, Engine, Listener
 from formhunter.exceptions import ConfigError
 from formhunter.fetch.sitemaps import parse_sitemap
 from formhunter.frontier.policy import Follow
@@ -65,6 +66,7 @@ def _site(w: LoopWeb, robots: str) -> None:
 
 
 async def _crawl(tmp_path: Path, w: LoopWeb, strategy: str, name: str,
+                 listener: Listener | None = None,
                  **sections: dict[str, Any]) -> tuple[CrawlResult, dict[str, Any]]:  # fmt: skip
     base: dict[str, dict[str, Any]] = {
         "crawl": {"db": str(tmp_path / f"{name}.duckdb"), "domain": "airfare",
@@ -77,7 +79,10 @@ async def _crawl(tmp_path: Path, w: LoopWeb, strategy: str, name: str,
     settings = load_settings(None, base)
     cat = Catalogue(settings.crawl.db)
     try:
-        result = await Engine(settings, cat, seeds=[SITE + "/"]).run()
+        engine = Engine(settings, cat, seeds=[SITE + "/"])
+        if listener is not None:
+            engine.listen(listener)
+        result = await engine.run()
         seen = {
             "pages": {r[0].removeprefix(SITE): r[1] for r in
                       cat.con.execute("SELECT url, error FROM pages").fetchall()},
@@ -129,6 +134,44 @@ def test_a_search_page_linked_only_from_the_sitemap_is_found(tmp_path: Path,
                                                                ("queued", ""),
                                                                ("reserve", ""))  # fmt: skip
     assert not on.stats.faults and not off.stats.faults
+
+
+@pytest.mark.parametrize("ordered", [False, True])
+def test_a_slow_sitemap_holds_no_page_but_in_ordered_mode(tmp_path: Path, ordered: bool) -> None:
+    """The sitemap is read beside the crawl: the page whose fetch claimed it is recorded
+    before the sitemap answers, and its links still join a later batch. In ordered mode
+    the fetch task reads it, so the page waits for it (its links join the page's batch)."""
+    robots = f"User-agent: *\nSitemap: {SITE}/sitemap.xml\n"
+
+    async def run() -> tuple[list[float], list[float], dict[str, Any], CrawlResult]:
+        answered: list[float] = []
+        recorded: list[float] = []
+
+        async def slow(_: web.Request) -> web.StreamResponse:
+            await asyncio.sleep(1.0)
+            answered.append(time.monotonic())
+            return web.Response(body=_urlset("/flight-search"), content_type="application/xml")
+
+        def listener(event: str, _: Engine) -> None:
+            if event == "page":
+                recorded.append(time.monotonic())
+
+        async with LoopWeb() as w:
+            _site(w, robots)
+            w.route("/sitemap.xml", slow)
+            crawl: dict[str, Any] = {"ordered_block": 4} if ordered else {}
+            result, seen = await _crawl(tmp_path, w, "bfs", "slow", listener, crawl=crawl)
+        return answered, recorded, seen, result
+
+    answered, recorded, seen, result = asyncio.run(run())
+    assert len(answered) == 1 and recorded
+    if ordered:
+        assert recorded[0] > answered[0]
+    else:
+        assert recorded[0] < answered[0] - 0.5
+    assert seen["forms"] == ["/flight-search"], seen
+    assert result.stats.sitemaps == 1 and result.stats.sitemap_links >= 1
+    assert not result.stats.faults
 
 
 def test_hostile_sitemaps_are_refused_within_their_caps_and_lose_nothing(tmp_path: Path) -> None:
