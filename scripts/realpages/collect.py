@@ -186,6 +186,13 @@ SOURCES: dict[str, Source] = {
     # session 4: a campervan-rental price monitor's saved pages (browser-rendered, 2025)
     "campervan-monitor": _repo("Indieseo/campervan-monitor",
                                "3ea4d6bc824d159ccecd7de26c954546fafc6c7a", "none stated"),
+    # session 4: students' scraping exercises that committed the pages they fetched
+    "truecar-lecture": _repo("emiliobecerra/lecture_truecar",
+                             "2c687c9bbbdd0be7811e16af72f9be51a4cff6b2", "none stated"),
+    "truecar-makes": _repo("gzmazek/Analiza-prodaje-avtomobilov",
+                           "e26278f27f5bf398a80cc5559a4e5fcc207692d6", "MIT (LICENSE)"),
+    "avtonet-pages": _repo("aljazostrez/Prog-1-projektna-naloga",
+                           "2eb5ac44239d134c6e481c1592c05f2784dc2cf8", "none stated"),
 }
 
 
