@@ -193,6 +193,9 @@ SOURCES: dict[str, Source] = {
                            "e26278f27f5bf398a80cc5559a4e5fcc207692d6", "MIT (LICENSE)"),
     "avtonet-pages": _repo("aljazostrez/Prog-1-projektna-naloga",
                            "2eb5ac44239d134c6e481c1592c05f2784dc2cf8", "none stated"),
+    # its May 2024 commit: a web-scraping class's saved Naver flight results (removed later)
+    "naver-flights": _repo("bbddihr/medical1", "08d3db80fc6c63566986f5ed358cb113dbb08ea9",
+                           "none stated"),
 }
 
 
