@@ -196,6 +196,10 @@ SOURCES: dict[str, Source] = {
     # its May 2024 commit: a web-scraping class's saved Naver flight results (removed later)
     "naver-flights": _repo("bbddihr/medical1", "08d3db80fc6c63566986f5ed358cb113dbb08ea9",
                            "none stated"),
+    "studentjobs-2020": _repo("DejanPeric058/Programiranje-1-Projektna-naloga",
+                              "be201e5d545c6dfb282609b0af9fddaf8de9f99e", "none stated"),
+    "studentjobs-old": _repo("Patrikxy/projektna-naloga",
+                             "5251501ca339416bd20151debf245a97b5228b24", "none stated"),
 }
 
 
