@@ -200,6 +200,11 @@ SOURCES: dict[str, Source] = {
                               "be201e5d545c6dfb282609b0af9fddaf8de9f99e", "none stated"),
     "studentjobs-old": _repo("Patrikxy/projektna-naloga",
                              "5251501ca339416bd20151debf245a97b5228b24", "none stated"),
+    # session 4 (pages5): a Selenium flight-extraction exercise (2018) that saved the pages it read
+    "as2000-flights": _repo("AS2000/AS2000-Selenium-Extractor",
+                            "f6583a2ee81ff04f74afb8bfa30c7751f2d5a65f", "none stated"),
+    "as2000-norwegian": _repo("AS2000/AS2000-Selenium-Extractor",
+                              "e68fd59538b1a2aa24b8f5589bdf7573575ee01c", "none stated"),
 }
 
 
