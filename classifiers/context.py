@@ -38,6 +38,12 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import normalize
 from sklearn.utils.validation import check_is_fitted
 
+from classifiers.context_features import (
+    CONTEXT_FEATURES,
+    OTHER,
+    lexicon_text,
+    pair_features,
+)
 from classifiers.lexicon import concept_terms
 from classifiers.text import stem_terms
 
@@ -46,13 +52,6 @@ __all__ = [
     "lexicon_text", "pair_features",
 ]
 
-OTHER = "other"
-#: per (form, class) pair, in column order (``pair_features``)
-CONTEXT_FEATURES = (
-    "form_logit", "topic", "box_topic", "box_form_logit", "lexicon",
-    "is_other", "other_max_topic", "other_box", "other_box_max_topic", "other_max_lexicon",
-)  # fmt: skip
-_EPS = 1e-4
 #: analyzers (module-level functions of a text) whose terms ``PageTopics`` can share
 SHARED_ANALYZERS = (stem_terms, concept_terms)
 
@@ -99,23 +98,9 @@ class PageTopics:
         self._analyzer = analyzer or stem_terms
 
     def _counts(self, texts: Sequence[str]) -> sp.csr_matrix:
-        vocab = self._vocab
-        indptr: list[int] = [0]
-        indices: list[int] = []
-        data: list[int] = []
-        for text in texts:
-            row: dict[int, int] = {}
-            for t in self._analyzer(text):
-                j = vocab.get(t)
-                if j is not None:
-                    row[j] = row.get(j, 0) + 1
-            indices.extend(row)
-            data.extend(row.values())
-            indptr.append(len(indices))
-        return sp.csr_matrix(
-            (np.asarray(data, dtype=np.float64), np.asarray(indices, dtype=np.int64), indptr),
-            shape=(len(texts), len(vocab)),
-        )
+        from classifiers.linear_inference import count_terms
+
+        return count_terms(texts, self._analyzer, self._vocab)
 
     def scores(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), len(self.domains_)))
@@ -138,48 +123,6 @@ class PageTopics:
                 X = normalize(X, norm=vec.norm, copy=False)
             out[:, k] = est.pipeline_.named_steps["clf"].predict_proba(X)[:, on]
         return out
-
-
-def _logit(p: np.ndarray) -> np.ndarray:
-    p = np.clip(p, _EPS, 1.0 - _EPS)
-    return np.asarray(np.log(p / (1.0 - p)))
-
-
-def pair_features(
-    form_proba: np.ndarray,
-    classes: Sequence[str],
-    topics: np.ndarray,
-    topic_domains: Sequence[str],
-    keyword_box: np.ndarray,
-    lexicon: np.ndarray | None = None,
-) -> np.ndarray:
-    """Features of every (form, class) pair: array (n forms, n classes, len(CONTEXT_FEATURES)).
-
-    ``form_proba`` (n, len(classes)) from the domain model; ``topics`` (n,
-    len(topic_domains)) page (or site) topic scores; ``keyword_box`` (n,) 0/1;
-    ``lexicon`` (n, len(topic_domains)) ``lexicon_scores`` of the form's words (None:
-    0). A class without a page classifier has topic and lexicon 0.
-    """
-    n, k = form_proba.shape
-    col = {d: i for i, d in enumerate(topic_domains)}
-    lex_in = lexicon if lexicon is not None else np.zeros_like(topics)
-    topic = np.zeros((n, k))
-    lex = np.zeros((n, k))
-    for j, c in enumerate(classes):
-        if c in col:
-            topic[:, j] = topics[:, col[c]]
-            lex[:, j] = lex_in[:, col[c]]
-    box = np.asarray(keyword_box, dtype=np.float64).reshape(n, 1)
-    lp = _logit(np.asarray(form_proba, dtype=np.float64))
-    is_other = np.array([c == OTHER for c in classes], dtype=np.float64).reshape(1, k)
-    max_topic = (topics.max(axis=1) if topics.shape[1] else np.zeros(n)).reshape(n, 1)
-    max_lex = (lex_in.max(axis=1) if lex_in.shape[1] else np.zeros(n)).reshape(n, 1)
-    feats = [
-        lp, topic, box * topic, box * lp, lex,
-        np.broadcast_to(is_other, (n, k)), is_other * max_topic, is_other * box,
-        is_other * box * max_topic, is_other * max_lex,
-    ]  # fmt: skip
-    return np.stack(feats, axis=2)
 
 
 class DomainContextModel(ClassifierMixin, BaseEstimator):
@@ -247,12 +190,3 @@ class ContextBundle:
         X = pair_features(np.asarray(form_proba)[:, order], [str(c) for c in self.model.classes_],
                           topics, self.topics.domains_, keyword_box, lexicon)  # fmt: skip
         return self.model.predict_proba(X)
-
-
-def lexicon_text(sample: Any) -> str:
-    """What the lexicon feature reads of a ``FormSample``: the form's own words (labels,
-    placeholders, option texts, submit texts, text, action), the page title, the site name."""
-    f = sample.form
-    fields = " ".join(f"{x.label} {x.placeholder} {' '.join(x.options[:30])}" for x in f.fields)
-    return (f"{sample.title} {sample.site_name} {fields} {' '.join(f.submit_texts)} "
-            f"{f.text[:1000]} {f.action}")  # fmt: skip

@@ -44,6 +44,7 @@ from sklearn.utils.sparsefuncs_fast import (
 )
 
 from classifiers.form_features import FormStructure, FormText, HostWords, SiteKeywords
+from classifiers.linear_inference import calibrated_proba
 
 __all__ = ["Checked", "compile_proba", "compile_transform"]
 
@@ -189,28 +190,7 @@ def _calibrated(cal: CalibratedClassifierCV) -> Fn | None:
         members.append((decision, [(int(i), c.a_, c.b_) for i, c in
                                    zip(idx, cc.calibrators, strict=False)]))  # fmt: skip
 
-    def proba(X: Any) -> Any:
-        n = X.shape[0]
-        mean = np.zeros((n, n_classes))
-        for decision, calibrators in members:
-            pred = decision(X)
-            if pred.ndim == 1:
-                pred = pred.reshape(-1, 1)
-            p = np.zeros((n, n_classes))
-            for (i, a, b), t in zip(calibrators, pred.T, strict=False):
-                p[:, i] = expit(-(a * t + b))
-            if n_classes == 2:
-                p[:, 0] = 1.0 - p[:, 1]
-            else:
-                denominator = np.sum(p, axis=1)[:, np.newaxis]
-                uniform = np.full_like(p, 1 / n_classes)
-                p = np.divide(p, denominator, out=uniform, where=denominator != 0)
-            p[(p > 1.0) & (p <= 1.0 + 1e-5)] = 1.0
-            mean += p
-        mean /= len(members)
-        return mean
-
-    return proba
+    return calibrated_proba(members, n_classes)
 
 
 def _logistic(lr: LogisticRegression) -> Fn | None:

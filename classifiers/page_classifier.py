@@ -33,9 +33,8 @@ from sklearn.svm import LinearSVC
 from sklearn.utils.validation import check_is_fitted
 
 from classifiers.exceptions import DataError
-from classifiers.form_types import PageLike
 from classifiers.lexicon import concept_terms
-from classifiers.text import stem_terms
+from classifiers.text import page_text, stem_terms
 
 KIND = "page"
 MODELS = ("nb", "svm")
@@ -47,15 +46,6 @@ FROZEN_FILE = Path(__file__).resolve().parents[1] / "data" / "splits" / "pages_f
 #: and the gate measures by default
 CRAWL_PARAMS: dict[str, Any] = {"model": "svm", "char_chars": 0, "lexicon": True,
                                  "random_state": 0}
-
-
-def page_text(page: PageLike | dict[str, Any], max_chars: int = 50_000) -> str:
-    """What the classifier reads: the title (twice, it says most) and the text."""
-    if isinstance(page, dict):
-        title, text = str(page.get("title", "")), str(page.get("text", ""))
-    else:
-        title, text = page.title, page.text
-    return f"{title}\n{title}\n{text[:max_chars]}"
 
 
 def _heads(texts: Sequence[str], n: int) -> list[str]:

@@ -60,6 +60,7 @@ TRUSTED: frozenset[str] = frozenset({
     "classifiers.form_features.FormStructure",
     "classifiers.form_features.FormText",
     "classifiers.form_features.FormSample",
+    "classifiers.form_signals.FormSample",
     "classifiers.form_features.HostWords",
     "classifiers.form_features.SiteKeywords",
     "classifiers.form_features.StemTokenizer",

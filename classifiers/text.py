@@ -16,7 +16,9 @@ import re
 from functools import cache, lru_cache
 from typing import Any
 
-__all__ = ["stem", "stem_terms", "stop_words", "tokenize"]
+from classifiers.form_types import PageLike
+
+__all__ = ["page_text", "stem", "stem_terms", "stop_words", "tokenize"]
 
 _WORD = re.compile(r"[^\W_]+")
 
@@ -80,3 +82,12 @@ _TERMS = _Terms()
 def stem_terms(text: str) -> list[str]:
     """``tokenize(text)``, Porter-stemmed (equal to ``[stem(w) for w in tokenize(text)]``)."""
     return [t for t in map(_TERMS.__getitem__, _WORD.findall(text.lower())) if t]
+
+
+def page_text(page: PageLike | dict[str, Any], max_chars: int = 50_000) -> str:
+    """What the classifier reads: the title (twice, it says most) and the text."""
+    if isinstance(page, dict):
+        title, text = str(page.get("title", "")), str(page.get("text", ""))
+    else:
+        title, text = page.title, page.text
+    return f"{title}\n{title}\n{text[:max_chars]}"

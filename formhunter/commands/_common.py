@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.table import Table
 
 from formhunter.catalogue import Catalogue
+from formhunter.critics import describe_models as describe_models  # the commands' import
 from formhunter.exceptions import UsageError
 from formhunter.reads import open_catalogue as open_catalogue  # the commands' import
 
@@ -130,10 +131,3 @@ def print_fitted(title: str, columns: Sequence[Column], rows: Sequence[Sequence[
                   "(a wider terminal, or --format csv|json)", highlight=False)  # fmt: skip
 
 
-def describe_models(models: dict[str, Any]) -> str:
-    """One line naming the models a critic used (``FormCritic.models``)."""
-    if not models:
-        return "no trained model (rules)"
-    return "; ".join(f"{role} model {m.get('name', '?')} ({m.get('path', '')}, manifest "
-                     f"sha256 {str(m.get('manifest_sha256', ''))[:12]})"
-                     for role, m in sorted(models.items()))  # fmt: skip

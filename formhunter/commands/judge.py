@@ -35,14 +35,13 @@ import sys
 from typing import Any
 
 from formhunter.commands._args import count
+from formhunter.critics import describe_models
 from formhunter.critics.files import PARALLEL_FROM, judge_files, page_files
 from formhunter.critics.files import make_critic as critic_of
 from formhunter.exceptions import UsageError
 
 
 def make_critic(args: argparse.Namespace) -> Any:
-    from formhunter.commands._common import describe_models
-
     critic = critic_of(args.critic, args.domain or "", args.models, args.domains_dir,
                        model=args.model)  # fmt: skip
     print(f"judging with {describe_models(critic.models())}", file=sys.stderr)

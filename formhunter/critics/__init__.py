@@ -20,7 +20,7 @@ from formhunter.registry import register
 if TYPE_CHECKING:
     from formhunter.critics.trained import FormCritic, HeuristicCritic
 
-__all__ = ["KeywordCritic"]
+__all__ = ["KeywordCritic", "describe_models"]
 
 # ``trained`` (scikit-learn, NLTK: ~2 CPU seconds to import) is imported when a trained
 # critic is made, not with this package: every CLI command imports ``judge``, and
@@ -44,3 +44,12 @@ def _heuristic(domain: str) -> HeuristicCritic:
 @register("critic", "keywords")
 def _keywords(domain: str, **_: Any) -> KeywordCritic:
     return KeywordCritic(domain, domain_keywords(domain))
+
+
+def describe_models(models: dict[str, Any]) -> str:
+    """One line naming the models a critic used (``FormCritic.models``)."""
+    if not models:
+        return "no trained model (rules)"
+    return "; ".join(f"{role} model {m.get('name', '?')} ({m.get('path', '')}, manifest "
+                     f"sha256 {str(m.get('manifest_sha256', ''))[:12]})"
+                     for role, m in sorted(models.items()))  # fmt: skip

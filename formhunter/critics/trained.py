@@ -16,24 +16,27 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from classifiers.context import ContextBundle, lexicon_text
-from classifiers.datasets import OTHER, domains_root, iter_packs, load_pack
-from classifiers.fast_inference import Checked
-from classifiers.form_features import (
+from classifiers.context_features import OTHER, lexicon_text
+from classifiers.form_signals import (
     STRUCTURE_FEATURES,
     FormSample,
     keyword_box,
     structure_vector,
 )
 from classifiers.lexicon import lexicon_scores
-from classifiers.page_classifier import page_text
-from classifiers.persist import load_model, model_info, model_path
+from classifiers.linear_inference import ContextScorer, FormScorer, load_scorer
+from classifiers.persist import model_info, model_path
+from classifiers.text import page_text
 from formhunter.exceptions import ModelError, UsageError
 from formhunter.model import Form, Page, Verdict
+
+if TYPE_CHECKING:
+    from classifiers.context import ContextBundle
+    from classifiers.fast_inference import Checked
 
 __all__ = ["FormCritic", "HeuristicCritic"]
 
@@ -71,14 +74,17 @@ class FormCritic:
         base = domain_dir.parent
         self.domain = domain
         self.searchable_threshold = searchable_threshold
-        self.searchable_model, self.searchable_manifest = load_model(searchable_dir, "searchable")
-        self.domain_model, self.domain_manifest = load_model(domain_dir, "domain")
+        # the models' inference files when they stand for them (numpy and scipy.sparse
+        # alone, the same floats: classifiers.linear_inference), else scikit-learn
+        self.searchable_model, self.searchable_manifest = load_scorer(searchable_dir,
+                                                                      "searchable")
+        self.domain_model, self.domain_manifest = load_scorer(domain_dir, "domain")
         self.classes_ = [str(c) for c in self.domain_model.classes_]
         self._checked: dict[str, Checked] = {}
         context_dir = model_path("context", models_dir)
-        self.context: ContextBundle | None = None
+        self.context: ContextBundle | ContextScorer | None = None
         if (context_dir / "manifest.json").is_file():
-            self.context, self.context_manifest = load_model(context_dir, "context")
+            self.context, self.context_manifest = load_scorer(context_dir, "context")
             if {str(c) for c in self.context.classes_} != set(self.classes_):
                 # trained beside another domain model (e.g. a user's with a new domain):
                 # the form model alone decides until `formhunter train context` is rerun
@@ -101,9 +107,14 @@ class FormCritic:
         return {role: model_info(d) for role, d in self.model_dirs.items()}
 
     def _proba(self, which: str, samples: list[FormSample]) -> np.ndarray:
-        """``predict_proba`` of the searchable or domain model, through the compiled path
-        (``classifiers.fast_inference``: same floats, no per-call validation)."""
+        """``predict_proba`` of the searchable or domain model: its inference file's scorer,
+        else through the compiled path (``classifiers.fast_inference``: same floats, no
+        per-call validation)."""
         model = self.searchable_model if which == "searchable" else self.domain_model
+        if isinstance(model, FormScorer):
+            return model.predict_proba(samples)
+        from classifiers.fast_inference import Checked
+
         checked = self._checked.get(which)
         if checked is None or checked.est is not model:
             checked = self._checked[which] = Checked(model, which)
@@ -264,6 +275,8 @@ class HeuristicCritic:
     def __init__(
         self, domain: str, domains_dir: Path | str | None = None, strict: bool = True
     ) -> None:
+        from classifiers.datasets import domains_root, iter_packs, load_pack
+
         root = domains_root(domains_dir)
         names = iter_packs(root)
         if (strict or domain) and domain not in names:

@@ -280,4 +280,10 @@ def train_context_model(
                    params={"C": C, "page_model": "svm-real" if REAL_PAGES else "svm",
                            "topic_domains": topics.domains_},
                    metrics=metrics)  # fmt: skip
+        from classifiers.inference_export import ContextCheck, after_save
+
+        after_save(out, "context", ContextCheck(
+            texts=record_page_texts(real)[0], form_proba=inputs["form_proba"],
+            form_classes=inputs["classes"], topics=inputs["topics"], boxes=inputs["box"],
+            lexicon=inputs["lexicon"]))  # fmt: skip
     return bundle, metrics

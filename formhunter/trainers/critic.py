@@ -29,6 +29,7 @@ from classifiers.domain import (
     DomainFormClassifier,
     cross_validate_domain,
 )
+from classifiers.inference_export import after_save
 from classifiers.persist import save_model
 from classifiers.searchable import (
     SearchableFormClassifier,
@@ -145,6 +146,7 @@ def train_domain_model(
                    **({"extra_data": extra_note, "extra_forms": len(extra)}
                       if extra is not None and len(extra) else {})},
         )  # fmt: skip
+        after_save(out, "domain", samples(both))
     return model, metrics
 
 
@@ -248,6 +250,7 @@ def train_searchable_model(
                 "top_features": model.feature_importances()[:12],
             },
         )
+        after_save(out, "searchable", samples(both))
     return model, metrics
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import shutil
 from pathlib import Path
 
 import lxml.html
@@ -174,7 +175,7 @@ def test_judge_many_equals_judge_per_page(models: Path) -> None:
     assert any(v.relevant for v in critics[0].judge_many(batch)[0])
 
 
-def test_compiled_proba_equals_scikit_learn(models: Path) -> None:
+def test_compiled_proba_equals_scikit_learn(models: Path, tmp_path: Path) -> None:
     """The critic's compiled predict_proba gives scikit-learn's floats exactly, on the
     shipped models and on fixture-trained ones, over every pack form, in small and
     large batches; the critic takes that path once its first call agreed."""
@@ -193,7 +194,16 @@ def test_compiled_proba_equals_scikit_learn(models: Path) -> None:
         for batch in (X[:1], X[:7], X):
             want, got = model.predict_proba(batch), fast(batch)
             assert got.dtype == want.dtype and np.array_equal(got, want)
-    critic = FormCritic("airfare", models)
+    # training wrote the models' inference files (classifiers.linear_inference), which the
+    # critic uses; without them it takes the compiled path
+    from classifiers.linear_inference import FILE, FormScorer
+
+    assert isinstance(FormCritic("airfare", models).searchable_model, FormScorer)
+    plain = tmp_path / "models"
+    shutil.copytree(models, plain)
+    for f in plain.rglob(FILE):
+        f.unlink()
+    critic = FormCritic("airfare", plain)
     critic.judge(_forms(), _page())
     assert all(c.checked and c.fast is not None for c in critic._checked.values())
     assert set(critic._checked) == {"searchable", "domain"}
