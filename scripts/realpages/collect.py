@@ -205,6 +205,26 @@ SOURCES: dict[str, Source] = {
                             "f6583a2ee81ff04f74afb8bfa30c7751f2d5a65f", "none stated"),
     "as2000-norwegian": _repo("AS2000/AS2000-Selenium-Extractor",
                               "e68fd59538b1a2aa24b8f5589bdf7573575ee01c", "none stated"),
+    # session 4 (pages5): used-car pages scraping projects committed as they fetched them
+    "otomoto-ks": _repo("karolszymczyk/Otomoto", "8f46c5578a5edc988be6edafc9a07538592dc0d2",
+                        "none stated"),
+    "otomoto-kp": _repo("KPacierz/Otomoto", "b7440ad55b8d78e5143e4c59fb2585e36f45c41f",
+                        "none stated"),
+    "autotrader-ca": _repo("albud187/vehicle_pricing_model",
+                           "26f5b685270e66f3de6764470cbab86fd4bd6d69", "none stated"),
+    "microdata-cars": _repo("fdaiello/Microdata", "bd820248e93e9f9afea7d8bf469ed02cbea5621b",
+                            "none stated"),
+    "cardb-autotrader": _repo("WrightKD/CarDB-Data", "d3982f2b3c3f855514ab61866fa9aad36d52a4b1",
+                                 "none stated"),
+    # session 4 (pages5): flight-search pages saved by flight scrapers as they fetched them
+    "skyscraper": _repo("yazizoglu/skyscraper", "a25b9b66f246fc21b208bc8ff035b705d7c4ef82",
+                        "none stated"),
+    "skyscraper-results": _repo("yazizoglu/skyscraper", "2b03d47b0c364bf8d6fa55046eb65620d3dc1808",
+                                "none stated"),
+    "ryanair-scraper": _repo("dorisashehi/web_scraper",
+                             "a4837388e3b75e3a9dfd89bb9b64619b34149063", "none stated"),
+    "bilmo-flights": _repo("bilmo5352/BilmoBackend", "be138114623644642d819c69657064be3710761e",
+                           "none stated"),
 }
 
 
