@@ -225,6 +225,12 @@ SOURCES: dict[str, Source] = {
                              "a4837388e3b75e3a9dfd89bb9b64619b34149063", "none stated"),
     "bilmo-flights": _repo("bilmo5352/BilmoBackend", "be138114623644642d819c69657064be3710761e",
                            "none stated"),
+    # session 4 (pages5): a car-rental app project that committed a rental company's page as served
+    "europcar-saved": _repo("DuraScrin/CarRenting", "ef82b983fee2be9d959ff1f43ad8c900fbebc826",
+                            "none stated"),
+    # session 4 (pages5): a car-rental deals site's own static pages (CarRentalSavers.com)
+    "carrentalsavers": _repo("prowinnie/CRS-system", "19cd2ee88c941e833c90f45825d010b8183f4858",
+                             "none stated"),
 }
 
 
