@@ -231,6 +231,8 @@ SOURCES: dict[str, Source] = {
     # session 4 (pages5): a car-rental deals site's own static pages (CarRentalSavers.com)
     "carrentalsavers": _repo("prowinnie/CRS-system", "19cd2ee88c941e833c90f45825d010b8183f4858",
                              "none stated"),
+    "vehiclesites": _repo("jinu043/vehiclesites-webscraping",
+                          "072adbda7925e12e09584cb46b52dd2a6d72d32a", "MIT (LICENSE)"),
 }
 
 
