@@ -32,6 +32,14 @@ nothing). Measured on 730 real forms, the host and navigation
 signals at weight 0.5 move scores (by up to 0.07) but no decision, and at
 weight 1.0 they cost 0.014; what lifted the real-form figures is training on
 real forms.
+The "page_concepts" signal is language-neutral: one word "lex<domain>" per entry of the
+multilingual lexicon (``classifiers.lexicon.concept_words``) in the page title and site
+name, so that what English titles teach ("books") carries to "knihy", "книги" or "图书".
+It is empty for keyword boxes, whose domain the page and the site decide
+(``classifiers.context``). 609 real tuning forms, site-grouped CV of the two-stage
+decision: macro-F1 0.853 -> 0.871, keyword boxes 0.878 -> 0.912, forms right: non-English
+193 -> 196 of 223, English 371 -> 375 of 386. The same words for keyword boxes too gave
+0.863 and kept a box of a site shown on topic "other"; over the form's own words, 0.837.
 Scores: ``CalibratedClassifierCV`` (sigmoid) around ``LinearSVC``
 when every class has enough examples, else a softmax of the decision function.
 
@@ -77,6 +85,7 @@ __all__ = [
 
 DEFAULT_SIGNALS: tuple[str, ...] = (
     "labels", "names", "options", "submit", "title", "context", "text", "action", "host", "nav",
+    "page_concepts",
 )  # fmt: skip
 #: the site-context signals, weighted by ``site_weight`` instead of ``word_weight``
 SITE_SIGNALS = frozenset({"host", "nav"})

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from classifiers.form_types import NON_DATA_TYPES, FormLike
+from classifiers.lexicon import concept_words
 from classifiers.porter import PorterStemmer
 
 __all__ = [
@@ -335,6 +336,10 @@ def signal_text(sample: FormSample, signal: str) -> str:
         if not keyword_box(form):
             return ""
         return f"{signal_text(sample, 'title')} {signal_text(sample, 'host')}"
+    if signal == "page_concepts":
+        if keyword_box(form):  # a keyword box's domain is its page's and site's (context)
+            return ""
+        return concept_words(f"{sample.title} {sample.site_name}")
     raise ValueError(f"unknown text signal {signal!r} (known: {', '.join(TEXT_SIGNALS)})")
 
 
@@ -359,6 +364,9 @@ TEXT_SIGNALS = (
     "host",
     "nav",
     "keyword_site",  # title and host words, of keyword boxes only (``keyword_box``)
+    # one word "lex<domain>" per multilingual lexicon entry (``concept_words``) of the page
+    # title and site name; none for keyword boxes
+    "page_concepts",
 )
 
 #: host labels that say nothing about a site's content

@@ -29,7 +29,10 @@ import numpy as np
 
 from classifiers.text import stem_terms
 
-__all__ = ["CONCEPT_CHARS", "LEXICON", "concept_terms", "lexicon_hits", "lexicon_scores"]
+__all__ = [
+    "CONCEPT_CHARS", "LEXICON", "concept_terms", "concept_words", "lexicon_hits",
+    "lexicon_scores",
+]
 
 #: domain -> concept words (lower case); stems where a language inflects
 LEXICON: Mapping[str, tuple[str, ...]] = {
@@ -181,3 +184,10 @@ def concept_terms(text: str) -> list[str]:
     for domain, n in lexicon_hits(text[:CONCEPT_CHARS]).items():
         out.extend([f"_lex_{domain}"] * n)
     return out
+
+
+def concept_words(text: str) -> str:
+    """One word "lex<domain>" per distinct lexicon entry of that domain in ``text``: the
+    domain model's language-neutral signal ("knihy", "böcker" and "books" all give
+    "lexbook"; letters only, so that the word tokenizers keep it whole)."""
+    return " ".join(f"lex{d}" for d, n in lexicon_hits(text).items() for _ in range(n))

@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 
 from classifiers.context import CONTEXT_FEATURES, DomainContextModel, PageTopics, pair_features
-from classifiers.lexicon import lexicon_hits, lexicon_scores
+from classifiers.domain import DomainFormClassifier
+from classifiers.form_features import FormSample, FormText, StemTokenizer
+from classifiers.lexicon import concept_words, lexicon_hits, lexicon_scores
 from classifiers.page_classifier import train_page_classifier
 from formhunter.catalogue import Catalogue
 from formhunter.cli import main
@@ -67,6 +69,21 @@ def test_lexicon_carries_across_languages() -> None:
         assert hits[domain] >= 1, (text, hits)
     assert lexicon_hits("Carpet cleaning and bookkeeping")["auto"] == 0  # word starts only
     assert lexicon_scores(["", "books"], ["book", "x"]).tolist() == [[0.0, 0.0], [0.5, 0.0]]
+
+
+def test_the_domain_model_reads_the_title_as_language_neutral_concepts() -> None:
+    # "knihy" (Slovak) and "books" give the same word, which the word tokenizer keeps whole
+    assert concept_words("Knihy a e-knihy") == concept_words("Books") == "lexbook"
+    assert concept_words("Begagnade bilar | Ojeté vozy") == "lexauto lexauto lexauto"
+    assert StemTokenizer()("lexbook lexjob") == ["lexbook", "lexjob"]
+    box = b'<form action="/hladaj"><input type="text" name="q"><input type="submit">'
+    form = b'<form action="/hladaj"><input name="autor"><input name="nazov"><input type="submit">'
+    for html, words in [(form, ["lexbook lexbook"]), (box, [""])]:  # a box's: its context's
+        sample = FormSample(parse_page("https://kniznica.sk/", html + b"</form>").forms[0],
+                            title="Knihy a e-knihy", site_name="Knižnica")  # fmt: skip
+        # distinct entries: "knihy" (twice) and "knižnic"
+        assert FormText("page_concepts").fit_transform([sample]) == words
+    assert "page_concepts" in DomainFormClassifier().signals
 
 
 @pytest.fixture(scope="module")
