@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 
 from formhunter import __version__
 from formhunter.exceptions import ConfigError
-from formhunter.setting_values import merge, read_settings_file
+from formhunter.setting_values import check_ranges, merge, read_settings_file
 
 #: The product token robots.txt groups are matched against.
 ROBOTS_TOKEN = "formhunter"
@@ -86,18 +86,7 @@ class FetchSettings:
     def __post_init__(self) -> None:
         if not self.user_agent.strip():
             raise ConfigError("fetch: user_agent must not be empty")
-        for name in ("concurrency", "per_host_connections"):
-            if getattr(self, name) < 1:
-                raise ConfigError(f"fetch: {name} must be at least 1")
-        for name in ("max_redirects", "retries", "max_bytes"):
-            if getattr(self, name) < 0:
-                raise ConfigError(f"fetch: {name} must not be negative")
-        for name in (
-            "min_delay", "max_crawl_delay", "robots_ttl", "robots_error_ttl",
-            "backoff_base", "backoff_max", "max_retry_after", "dns_ttl",
-        ):
-            if getattr(self, name) < 0:
-                raise ConfigError(f"fetch: {name} must not be negative")
+        check_ranges("fetch", self, at_least_one=("concurrency", "per_host_connections"))
         for name in ("connect_timeout", "read_timeout", "total_timeout"):
             if getattr(self, name) <= 0:
                 raise ConfigError(f"fetch: {name} must be positive")
@@ -190,21 +179,12 @@ class CrawlSettings:
     parse_workers: int | str = "auto"
 
     def __post_init__(self) -> None:
-        if self.max_pages < 1:
-            raise ConfigError("crawl: max_pages must be at least 1")
-        if self.commit_every_pages < 1 or self.commit_every_seconds <= 0:
-            raise ConfigError("crawl: commit_every_pages/commit_every_seconds must be positive")
-        if self.snapshot_every_seconds < 0:
-            raise ConfigError("crawl: snapshot_every_seconds must not be negative (0: off)")
-        if self.max_in_flight < 0 or self.max_seconds < 0:
-            raise ConfigError("crawl: max_in_flight and max_seconds must not be negative")
+        check_ranges("crawl", self, at_least_one=("max_pages", "commit_every_pages", "batch_pages"))
+        if self.commit_every_seconds <= 0:
+            raise ConfigError("crawl: commit_every_seconds must be positive")
         if self.parse_workers != "auto" and not (
                 isinstance(self.parse_workers, int) and 0 <= self.parse_workers <= 64):
             raise ConfigError('crawl: parse_workers must be "auto" or between 0 and 64')
-        if self.batch_pages < 1:
-            raise ConfigError("crawl: batch_pages must be at least 1")
-        if self.ordered_block < 0:
-            raise ConfigError("crawl: ordered_block must not be negative")
         if not 0 <= self.batch_seconds <= 10:
             raise ConfigError("crawl: batch_seconds must be between 0 and 10")
 
@@ -271,15 +251,9 @@ class FrontierSettings:
     route_links_per_site: int = 10
 
     def __post_init__(self) -> None:
-        if self.requeue_failed < 0 or self.route_links_per_site < 0:
-            raise ConfigError("frontier: requeue_failed and route_links_per_site must not be "
-                              "negative (0: off)")
-        for name in ("levels", "refill_per_level", "rerank_batch", "rerank_chunk", "max_url_length",
-                     "max_repeated_segments", "max_links_per_page"):
-            if getattr(self, name) < 1:
-                raise ConfigError(f"frontier: {name} must be at least 1")
-        if self.max_depth < 0:
-            raise ConfigError("frontier: max_depth must not be negative (0: only the seeds)")
+        check_ranges("frontier", self, at_least_one=(
+            "levels", "refill_per_level", "rerank_batch", "rerank_chunk", "max_url_length",
+            "max_repeated_segments", "max_links_per_page"))  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -305,12 +279,7 @@ class SitemapSettings:
     max_urls: int = 20_000
 
     def __post_init__(self) -> None:
-        for name in ("max_per_site", "max_depth"):
-            if getattr(self, name) < 0:
-                raise ConfigError(f"sitemaps: {name} must not be negative")
-        for name in ("max_bytes", "max_urls"):
-            if getattr(self, name) < 1:
-                raise ConfigError(f"sitemaps: {name} must be at least 1")
+        check_ranges("sitemaps", self, at_least_one=("max_bytes", "max_urls"))
 
 
 @dataclass(frozen=True)
@@ -351,9 +320,7 @@ class StoppingSettings:
     exhausted_pages: int = 30
 
     def __post_init__(self) -> None:
-        for f in dataclasses.fields(self):
-            if getattr(self, f.name) < 0:
-                raise ConfigError(f"stopping: {f.name} must not be negative")
+        check_ranges("stopping", self)
 
 
 @dataclass(frozen=True)
@@ -413,9 +380,6 @@ class RenderSettings:
     def __post_init__(self) -> None:
         if self.mode not in ("never", "auto", "always"):
             raise ConfigError(f"render: mode must be never, auto or always, not {self.mode!r}")
-
-
-# -- [tres]: TRES (issue 16) -- a separate block; formhunter.tres reads it ----------------
 
 
 @dataclass(frozen=True)
@@ -483,17 +447,12 @@ class TresSettings:
             raise ConfigError("tres: epsilon_start and epsilon_end must be in [0, 1]")
         if not self.hidden or any(h < 1 for h in self.hidden):
             raise ConfigError("tres: hidden must list positive layer sizes")
-        for name in ("batch_size", "train_every", "target_every", "buffer_size", "max_next",
-                     "epsilon_steps", "max_leaves", "min_samples_leaf", "rebuild_every",
-                     "max_experience", "draws_per_leaf", "expand_every", "rerank_every"):
-            if getattr(self, name) < 1:
-                raise ConfigError(f"tres: {name} must be at least 1")
-        if self.max_leaves < 2:
-            raise ConfigError("tres: max_leaves must be at least 2")
-        if self.max_keywords < 0:
-            raise ConfigError("tres: max_keywords must not be negative (0: no expansion)")
-        if self.warmup < 0 or self.learning_rate <= 0:
-            raise ConfigError("tres: warmup must not be negative, learning_rate positive")
+        check_ranges("tres", self, at_least_one=(
+            "batch_size", "train_every", "target_every", "buffer_size", "max_next",
+            "epsilon_steps", "min_samples_leaf", "rebuild_every", "max_experience",
+            "draws_per_leaf", "expand_every", "rerank_every"))  # fmt: skip
+        if self.max_leaves < 2 or self.learning_rate <= 0:
+            raise ConfigError("tres: max_leaves must be at least 2, learning_rate positive")
 
 
 # -- end of [tres] ------------------------------------------------------------------------
@@ -523,10 +482,8 @@ class ParseSettings:
     off_loop_bytes: int = 262_144
 
     def __post_init__(self) -> None:
-        for name in ("max_attributes", "max_nodes", "max_forms", "max_form_nodes",
-                     "max_links", "off_loop_bytes"):  # fmt: skip
-            if getattr(self, name) < 1:
-                raise ConfigError(f"parse: {name} must be at least 1")
+        check_ranges("parse", self, at_least_one=("max_attributes", "max_nodes", "max_forms",
+                                            "max_form_nodes", "max_links", "off_loop_bytes"))
 
 
 @dataclass(frozen=True)
@@ -539,8 +496,7 @@ class WarcSettings:
     max_file_mb: int = 1024
 
     def __post_init__(self) -> None:
-        if self.max_file_mb < 1:
-            raise ConfigError("warc: max_file_mb must be at least 1")
+        check_ranges("warc", self, at_least_one=("max_file_mb",))
 
 
 @dataclass(frozen=True)
@@ -575,9 +531,7 @@ class ProbeSettings:
     concurrency: int = 16
 
     def __post_init__(self) -> None:
-        for name in ("max_per_form", "max_per_site", "concurrency"):
-            if getattr(self, name) < 1:
-                raise ConfigError(f"probe: {name} must be at least 1")
+        check_ranges("probe", self, at_least_one=("max_per_form", "max_per_site", "concurrency"))
         if self.forms not in ("relevant", "searchable"):
             raise ConfigError(f"probe: forms must be relevant or searchable, not {self.forms!r}")
         if not 0.0 <= self.min_domain_score <= 1.0:

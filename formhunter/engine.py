@@ -9,7 +9,7 @@ in flight until its batch is recorded; a learner's new scorer is swapped in afte
 With ``crawl.ordered_block`` the pages are recorded in the order their links were
 handed out, a block at a time, and a link is handed out only while fewer than
 ``max_in_flight`` are out and unrecorded: each link is then chosen from the state
-the same recorded pages left, however fast each fetch came back (``_Ordered``).
+the same recorded pages left, however fast each fetch came back (``OrderedBlocks``).
 
 Commit points (``Catalogue.commit``, one transaction) come every ``commit_every_pages``
 pages or ``commit_every_seconds`` seconds, and at the end (the frontier store writes its
@@ -56,6 +56,7 @@ from formhunter.frontier.policy import SiteBudget
 from formhunter.interfaces import CrawlFrontier, LinkScorer
 from formhunter.interfaces import Fetcher as FetcherProtocol
 from formhunter.model import Entry, Page
+from formhunter.ordered import OrderedBlocks
 from formhunter.parse_pool import ParsePool, TaskParser, worker_count
 from formhunter.pipeline import NOT_FETCHED, Fetched, Pipeline, open_pipeline
 from formhunter.runtime import gc_tuned, stop_at_once_on_signals, stop_on_signals
@@ -112,8 +113,8 @@ class Engine:
         # completed fetches waiting for the next batch, and when the first arrived
         self._ready: list[Done] = []
         self._ready_since = 0.0
-        self._ordered = _Ordered(settings.crawl.ordered_block) if settings.crawl.ordered_block \
-            else None  # fmt: skip
+        block = settings.crawl.ordered_block
+        self._ordered = OrderedBlocks(block) if block else None
         self._waiter: asyncio.Future[None] | None = None
         self.renderer: Any = None
         self.parse_pool: ParsePool | None = None  # with crawl.parse_workers
@@ -565,57 +566,3 @@ async def crawl(settings: Settings, catalogue: Catalogue, *, seeds: Iterable[str
     for listener in listeners:
         engine.listen(listener)
     return await engine.run()
-
-
-class _Ordered:
-    """Completed fetches held until they can be recorded in hand-out order, ``size``
-    at a time (``crawl.ordered_block``; module doc)."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.number: dict[asyncio.Task[Any], int] = {}  # hand-out number of each task
-        self.done: dict[int, Done] = {}
-        self.next_out = 0  # numbers handed out
-        self.next_in = 0  # the next number to record
-
-    @property
-    def waiting(self) -> int:
-        """Completed but not yet recorded."""
-        return len(self.done)
-
-    def handed_out(self, task: asyncio.Task[Any]) -> None:
-        self.number[task] = self.next_out
-        self.next_out += 1
-
-    def arrived(self, task: asyncio.Task[Any], entry: Entry) -> None:
-        self.done[self.number.pop(task)] = (entry, task)
-
-    def block(self, starved: bool) -> list[Done]:
-        """The next block when all of it completed: ``size`` pages, or fewer when no
-        more links are handed out now (``starved``: none ready, the budget is out or
-        ``max_in_flight`` are out)."""
-        end = min(self.next_in + self.size, self.next_out)
-        if end == self.next_in or (end - self.next_in < self.size and not starved):
-            return []
-        if any(i not in self.done for i in range(self.next_in, end)):
-            return []
-        return self._take(end)
-
-    def prefix(self) -> list[Done]:
-        """The completed pages up to the first still in flight."""
-        end = self.next_in
-        while end in self.done:
-            end += 1
-        return self._take(end)
-
-    def _take(self, end: int) -> list[Done]:
-        out = [self.done.pop(i) for i in range(self.next_in, end)]
-        self.next_in = end
-        return out
-
-    def clear(self) -> list[Entry]:
-        """Forget everything; the entries completed and not recorded."""
-        entries = [entry for entry, _ in self.done.values()]
-        self.done.clear()
-        self.number.clear()
-        return entries

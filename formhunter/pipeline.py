@@ -18,7 +18,8 @@ runs, stage by stage over the batch:
 9. score the batch's new outlinks the crawl policy keeps (``frontier.policy``: follow
    rules, link rules) in one ``LinkScorer.score`` call and persist them
    (``CrawlFrontier.add_scored``, through the run's ``FrontierStore``): queued, or in
-   the store's reserve (opened by ``CrawlPolicy.next_link`` when nothing queued is left).
+   the store's reserve (opened by ``CrawlPolicy.next_link`` when nothing queued is left);
+   the pages of the sitemaps read since the last batch join them (``outlinks.Outlinks``).
 
 It returns a ``BatchResult``: one ``PageResult`` per page recorded, the number of
 new frontier links and the new link scorer a learner returned, if any (the
@@ -33,13 +34,11 @@ Component exceptions (bugs, not the Web's fault) are counted in
 from __future__ import annotations
 
 import logging
-import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 import duckdb
-import numpy as np
 
 from formhunter import killpoints
 from formhunter.catalogue import Catalogue, write_learner_states
@@ -50,19 +49,19 @@ from formhunter.fetch import FetchResult
 from formhunter.fetch.sitemaps import SitemapLinks
 from formhunter.frontier import FrontierStore, add_seeds
 from formhunter.frontier.levels import ReadyIn
-from formhunter.frontier.policy import CrawlPolicy, Follow, SiteBudget
+from formhunter.frontier.policy import CrawlPolicy, SiteBudget
 from formhunter.interfaces import (
     CrawlFrontier,
-    LinkRecord,
     LinkScorer,
     PageOutcome,
     SiteAwareCritic,
 )
-from formhunter.model import Entry, Form, Link, Page, Verdict
-from formhunter.parse import dom_offset_terms, parse_page
+from formhunter.model import Entry, Form, Page, Verdict
+from formhunter.outlinks import Outlinks
+from formhunter.parse import parse_page
 from formhunter.stats import CrawlStats, Timer, charge, clock
 from formhunter.strategies import Strategy, build
-from formhunter.urls import canonicalize, host_of, site_of_host
+from formhunter.urls import canonicalize
 
 log = logging.getLogger(__name__)
 
@@ -136,41 +135,12 @@ class _Item:
     verdicts: list[Verdict] = field(default_factory=list)
 
 
-@dataclass(slots=True)
-class _Outlinks:
-    """New links collected from a batch of pages, scored together."""
-
-    records: list[LinkRecord] = field(default_factory=list)
-    hosts: list[str] = field(default_factory=list)
-    seqs: list[int] = field(default_factory=list)
-    last: list[bool] = field(default_factory=list)
-    reserve: list[bool] = field(default_factory=list)
-    urls: dict[str, int] = field(default_factory=dict)  # url -> index
-
-    def add(self, rec: LinkRecord, host: str, seq: int, last: bool, reserve: bool) -> None:
-        self.urls[rec.url] = len(self.records)
-        self.records.append(rec)
-        self.hosts.append(host)
-        self.seqs.append(seq)
-        self.last.append(last)
-        self.reserve.append(reserve)
-
-
 def parse_fetched(entry: Entry, result: FetchResult, limits: ParseSettings) -> Page:
     """Step 4 for one fetched link within the crawl's ``[parse]`` limits (raises
     ParseError on an unparsable page)."""
     return parse_page(entry.url, result.body, final_url=result.final_url or None,
                       status=result.status, content_type=result.content_type or "text/html",
                       depth=entry.depth, limits=limits)  # fmt: skip
-
-
-def score_links(scorer: LinkScorer, cands: Sequence[LinkRecord]) -> tuple[np.ndarray, np.ndarray]:
-    """``scorer.score(cands)`` as arrays, checked to have one entry per link."""
-    levels, scores = scorer.score(cands)
-    levels, scores = np.asarray(levels), np.asarray(scores, dtype=np.float64)
-    if levels.shape != (len(cands),) or scores.shape != (len(cands),):
-        raise ValueError("scorer returned arrays of the wrong length")
-    return levels, scores
 
 
 class Pipeline:
@@ -250,13 +220,15 @@ class Pipeline:
         pages = [it for it in items if it.out.page is not None]
         self._classify(pages)
         self._judge([it for it in pages if it.new_forms])
-        links = _Outlinks()
+        links = Outlinks(self.policy, self.store, self.frontier, self.stats,
+                         dom_terms=self.strategy.dom_terms,
+                         max_links_per_page=self.settings.frontier.max_links_per_page)  # fmt: skip
         for it in items:
             self._record(it, links)
             killpoints.reached("mid-batch")
         for entry, found in sitemaps:
-            self._sitemap_links(entry, found, links)
-        added = self._add_outlinks(links)
+            links.sitemap(entry, found)
+        added = links.add(self.components.scorer)
         new, self._new_scorer = self._new_scorer, None
         return BatchResult([it.out for it in items], added, new)
 
@@ -342,7 +314,7 @@ class Pipeline:
                 it.signatures = []
         charge(self.stats, "critic", t0)
 
-    def _record(self, it: _Item, links: _Outlinks) -> None:
+    def _record(self, it: _Item, links: Outlinks) -> None:
         """Step 7 (catalogue), the site budget, step 8 (learners), step 9 (collect links)."""
         st, cat, entry, out, result = self.stats, self.catalogue, it.entry, it.out, it.result
         page, seq = out.page, out.seq
@@ -391,7 +363,7 @@ class Pipeline:
                 if later:  # the learners hear of them with this page, which holds them
                     page = replace(page, forms=[*it.new_forms, *(f for f, _ in later)])
                 self._learn(entry, page, score, [*it.verdicts, *(v for _, v in later)], hops)
-            self._outlinks(entry, page, score, out.on_topic, seq, links)
+            links.page(entry, page, score, out.on_topic, seq)
         elif self.components.learners:
             self._failed(entry)
 
@@ -445,115 +417,6 @@ class Pipeline:
                     learner.finish()
                 except Exception:
                     self.fault(f"learner:{name}")
-
-    def _outlinks(self, entry: Entry, page: Page, page_score: float, on_topic: bool,
-                  seq: int, links: _Outlinks) -> None:  # fmt: skip
-        """Collect the page's new outlinks as the crawl policy says (follow, skip)."""
-        st, policy = self.stats, self.policy
-        policy.saw(entry.site, on_topic)
-        follow = policy.follow(entry.depth, on_topic, len(page.links))
-        if follow is Follow.DROP:
-            return
-        reserve = follow is Follow.RESERVE
-        last = follow is Follow.LAST
-        t0 = clock()
-        depth = entry.depth + 1
-        dom = self.strategy.dom_terms
-        max_links = self.settings.frontier.max_links_per_page
-        on_page: set[str] = set()
-        for lk in page.links:
-            u = lk.url
-            if u in on_page:
-                continue
-            on_page.add(u)
-            if len(on_page) > max_links:
-                st.skipped["links-per-page"] += 1
-                continue
-            if not self._new_link(u, reserve, links):
-                continue
-            host = host_of(u)
-            site = site_of_host(host)
-            rec = LinkRecord(u, site, depth, page.url, lk.anchor, lk.around, page_score,
-                             " ".join(f"{t}@{d}" for t, d in dom_offset_terms(page, lk))
-                             if dom else "")  # fmt: skip
-            self._keep_link(rec, host, lk, seq, last, reserve, links)
-        charge(st, "frontier", t0)
-
-    def _new_link(self, url: str, reserve: bool, links: _Outlinks) -> bool:
-        """Whether ``url`` is a link new to the batch and to the frontier (or waits in
-        reserve and is now queued); one the batch has already is queued if it is now."""
-        i = links.urls.get(url)
-        if i is not None:
-            if links.reserve[i] and not reserve:  # a followed page links it too
-                links.reserve[i] = False
-            return False
-        return url not in self.store.seen or (not reserve and self.store.in_reserve(url))
-
-    def _keep_link(self, rec: LinkRecord, host: str, link: Link, seq: int, last: bool,
-                   reserve: bool, links: _Outlinks) -> bool:  # fmt: skip
-        """A new link joins the batch's links, unless a link rule skips it (stored
-        skipped, counted); whether it joined."""
-        reason = self.policy.link_reason(rec.url, rec.site, rec.depth, link)
-        if reason:
-            self.store.add_skipped(rec, host, reason, at_page=seq)
-            self.stats.skipped[reason] += 1
-            return False
-        links.add(rec, host, seq, last, reserve)
-        return True
-
-    def _sitemap_links(self, entry: Entry, found: SitemapLinks, links: _Outlinks) -> None:
-        """The pages a site's sitemaps list join the batch's new links, one hop below
-        ``entry`` (whose fetch read them), as the crawl policy says (``sitemap_follow``,
-        link rules); no anchor and no nearby words: a sitemap names a page, nothing more."""
-        st = self.stats
-        t0 = clock()
-        st.sitemaps += found.read
-        st.sitemap_errors.update(found.errors)
-        depth, seq = entry.depth + 1, st.pages
-        for u, sitemap in found.urls:
-            follow = self.policy.sitemap_follow(u, depth)
-            reserve = follow is Follow.RESERVE
-            if follow is Follow.DROP or not self._new_link(u, reserve, links):
-                continue
-            host = host_of(u)
-            rec = LinkRecord(u, site_of_host(host), depth, sitemap)
-            st.sitemap_links += self._keep_link(rec, host, Link(u), seq, follow is Follow.LAST,
-                                                reserve, links)  # fmt: skip
-        charge(st, "frontier", t0)
-
-    def _add_outlinks(self, links: _Outlinks) -> int:
-        """Score the batch's new links in one call and persist them (step 9)."""
-        if not links.records:
-            return 0
-        with Timer(self.stats, "score"):
-            try:
-                levels, scores = score_links(self.components.scorer, links.records)
-            except Exception:
-                self.fault("scorer")
-                levels, scores = np.full(len(links.records), -1), np.full(len(links.records),
-                                                                          math.nan)  # fmt: skip
-            levels, scores = self.policy.routes_first(links.records, levels, scores,
-                                                      links.reserve)  # fmt: skip
-            if any(links.last):
-                levels, scores = self.policy.last(levels, scores, links.last)
-            if any(links.reserve):
-                self.policy.promote(self.components.scorer, levels, scores, links.reserve)
-        with Timer(self.stats, "frontier"):
-            if not any(links.reserve):
-                n = self.frontier.add_scored(links.records, links.hosts, levels, scores,
-                                             at_page=links.seqs)  # fmt: skip
-            else:
-                n = 0
-                res = np.asarray(links.reserve)
-                for state, pick in (("queued", ~res), ("reserve", res)):
-                    idx = np.flatnonzero(pick).tolist()
-                    k = self.frontier.add_scored(
-                        [links.records[i] for i in idx], [links.hosts[i] for i in idx],
-                        levels[idx], scores[idx], at_page=[links.seqs[i] for i in idx],
-                        state=state)  # fmt: skip
-                    n += k if state == "queued" else 0
-        self.stats.links_new += n
-        return n
 
 
 def open_pipeline(settings: Settings, strategy: Strategy, catalogue: Catalogue, run_id: int, *,

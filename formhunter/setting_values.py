@@ -31,6 +31,18 @@ _NUMBER_MAX: dict[str, float] = {
 }  # fmt: skip
 
 
+def check_ranges(section: str, obj: object, *, at_least_one: tuple[str, ...] = ()) -> None:
+    """A settings section's own check: no numeric setting of ``obj`` is negative (as from
+    a file), and those named are at least 1; a ConfigError names the first that is not."""
+    for f in dataclasses.fields(obj):  # type: ignore[arg-type]
+        v = getattr(obj, f.name)
+        if isinstance(v, int | float) and not isinstance(v, bool) and v < 0:
+            raise ConfigError(f"{section}: {f.name} must not be negative")
+    for name in at_least_one:
+        if getattr(obj, name) < 1:
+            raise ConfigError(f"{section}: {name} must be at least 1")
+
+
 def _number(value: float, key: str, where: str) -> None:
     """ConfigError unless ``value`` is finite and within [0, its bound]."""
     bound = _NUMBER_MAX.get(key, MAX_INT if isinstance(value, int) else MAX_FLOAT)
