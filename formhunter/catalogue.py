@@ -95,13 +95,16 @@ Flusher = Callable[[duckdb.DuckDBPyConnection], None]
 
 
 class Catalogue:
-    """A catalogue file. ``read_only`` opens without migrating or writing.
+    """A catalogue file. ``read_only`` opens without migrating or writing; ``memory_mb``:
+    DuckDB's memory limit for the connection (a crawl's: ``[crawl] db_memory_mb``; 0, for
+    the short reads of other commands: DuckDB's own).
 
     Raises CatalogueError (unreadable, locked, not a catalogue) or
     SchemaVersionError (written by a newer formhunter).
     """
 
-    def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
+    def __init__(self, path: str | Path, *, read_only: bool = False, memory_mb: int = 0
+                 ) -> None:  # fmt: skip
         self.path = Path(path)
         self.read_only = read_only
         self.snapshot_of: Path | None = None  # set by ``open_for_reading``
@@ -109,7 +112,7 @@ class Catalogue:
             raise CatalogueError(f"no catalogue at {self.path}")
         if self.path.exists() and self.path.is_dir():
             raise CatalogueError(f"{self.path} is a directory, not a catalogue file")
-        self.con = connect(self.path, read_only=read_only)
+        self.con = connect(self.path, read_only=read_only, memory_mb=memory_mb)
         self._lock = threading.Lock()
         self.pages = RowBuffer(PAGE_SCHEMA)
         self.forms = RowBuffer(FORM_SCHEMA)

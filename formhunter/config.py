@@ -128,6 +128,13 @@ class CrawlSettings:
     snapshot is removed when the crawl ends. ``max_in_flight``: fetches in flight (0 = the fetch
     concurrency). ``max_seconds``: stop after this wall time (0 = no limit).
     ``random_state`` seeds every random choice of the crawl.
+    ``db_memory_mb``: DuckDB's memory limit for the catalogue's connection while a
+    crawl holds it, in MB of 2**20 bytes (0: DuckDB's own, 80% of the RAM). DuckDB keeps
+    every table block it has read in its buffer pool up to that limit, so without one a
+    crawl's memory grows with its frontier (about 1.9 GB of cached blocks after a
+    re-rank of 10M links); a query that needs more than the limit spills to
+    ``<db>.tmp``. A catalogue smaller than the limit never reaches it, so small crawls
+    do not change.
     ``models_dir``: where models are loaded from; "" means the user model directory
     (``$FORMHUNTER_MODELS``, else ``~/.local/share/formhunter/models``: the one default,
     ``classifiers.persist.user_models_dir``) for each model it holds, else data/models.
@@ -168,6 +175,7 @@ class CrawlSettings:
     models_dir: str = ""
     model: str = ""
     random_state: int = 0
+    db_memory_mb: int = 1024
     commit_every_pages: int = 500
     commit_every_seconds: float = 10.0
     snapshot_every_seconds: float = 10.0

@@ -91,14 +91,18 @@ def check_intact(con: duckdb.DuckDBPyConnection, path: Path) -> None:
         raise CatalogueError(f"cannot open {path}: it is damaged ({msg}). {_DAMAGED_HINT}") from exc
 
 
-def connect(path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
-    """A connection to the catalogue at ``path``, checked first (module doc)."""
+def connect(path: Path, *, read_only: bool, memory_mb: int = 0) -> duckdb.DuckDBPyConnection:
+    """A connection to the catalogue at ``path``, checked first (module doc); ``memory_mb``:
+    DuckDB's memory limit for it (``[crawl] db_memory_mb``; 0: DuckDB's own)."""
+    config = dict(DUCKDB_CONFIG)
+    if memory_mb:
+        config["memory_limit"] = f"{memory_mb}MiB"
     try:
         if path.exists() and check_file(path):
             # checked on a read-only connection first: nothing may write a damaged file
             with duckdb.connect(str(path), read_only=True, config=DUCKDB_CONFIG) as con:
                 check_intact(con, path)
-        return duckdb.connect(str(path), read_only=read_only, config=DUCKDB_CONFIG)
+        return duckdb.connect(str(path), read_only=read_only, config=config)
     except duckdb.Error as exc:
         msg = str(exc).splitlines()[0]
         if _LOCKED.search(msg):

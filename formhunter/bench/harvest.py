@@ -194,7 +194,7 @@ def crawl_run(strategy: str, domain: str, seeds: Sequence[str], pages: int, repe
             extras.update(_learner_extras(engine))
 
     t0 = time.perf_counter()
-    with Catalogue(db) as cat:
+    with Catalogue(db, memory_mb=settings.crawl.db_memory_mb) as cat:
         result = asyncio.run(crawl(settings, cat, seeds=seeds, listeners=[listener]))
         pages_df, forms_df = run_frames(cat.con, result.run_id)
     extras["wall_s"] = time.perf_counter() - t0

@@ -37,7 +37,7 @@ from classifiers.apprentice import Apprentice
 from classifiers.link_classifier import MultiLevelLinkClassifier
 from classifiers.url_scorer import ConservativeURLScorer
 from formhunter.catalogue import Catalogue
-from formhunter.config import FrontierSettings
+from formhunter.config import CrawlSettings, FrontierSettings
 from formhunter.frontier import Entry, Frontier, FrontierStore, insert_queued
 from formhunter.interfaces import LinkRecord, LinkScorer
 from formhunter.learners import ApprenticeScorer, CFCScorer, LinkClassifierScorer
@@ -144,6 +144,22 @@ def repeat_batches(pool: Sequence[pa.Table], n: int) -> Iterator[pa.Table]:
         k += 1
 
 
+def write_pool(tables: Sequence[pa.Table], path: Path) -> None:
+    """Write ``tables`` (one schema) to an Arrow IPC file, one record batch each."""
+    if not tables:
+        raise ValueError("an empty pool")
+    with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, tables[0].schema) as out:
+        for t in tables:
+            out.write_batch(t.combine_chunks().to_batches()[0] if t.num_rows else
+                            pa.RecordBatch.from_pylist([], schema=t.schema))  # fmt: skip
+
+
+def read_pool(path: Path) -> list[pa.Table]:
+    """The tables ``write_pool`` wrote, memory-mapped (no copy)."""
+    reader = pa.ipc.open_file(pa.memory_map(str(path)))
+    return [pa.Table.from_batches([reader.get_batch(i)]) for i in range(reader.num_record_batches)]
+
+
 Retrain = Callable[[], LinkScorer]
 """One learning iteration: builds and returns a new scorer (new state per call)."""
 
@@ -229,6 +245,8 @@ class StoreRerank:
     first: Entry | None  # what that next() returned
     peak_rss: int  # the process's peak resident bytes during the iteration (0: unknown)
     rerank_cpu_s: float = 0.0  # CPU seconds of the re-rank, every thread (DuckDB's too)
+    start_rss: int = 0  # the process's resident bytes when the iteration began (0: unknown)
+    refill_cpu_s: float = 0.0  # CPU seconds of the first next(), every thread
 
     @property
     def total_s(self) -> float:
@@ -266,9 +284,18 @@ def reset_peak_rss() -> bool:
 
 def peak_rss() -> int:
     """The process's peak resident bytes since start or ``reset_peak_rss`` (0 if unknown)."""
+    return _status("VmHWM")
+
+
+def current_rss() -> int:
+    """The process's resident bytes now (0 if unknown)."""
+    return _status("VmRSS")
+
+
+def _status(key: str) -> int:
     try:
         for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
+            if line.startswith(key + ":"):
                 return int(line.split()[1]) * 1024
     except OSError:
         pass
@@ -277,13 +304,15 @@ def peak_rss() -> int:
 
 class StoredFrontier:
     """Run ``run_id``'s frontier in the catalogue at ``path``, opened as a crawl opens it
-    (reading the seen URLs is not timed), for several learning iterations in a row:
-    the token ids the frontier keeps from one re-rank serve the next. Close it."""
+    (reading the seen URLs is not timed; DuckDB's memory limit ``memory_mb``, None: a
+    crawl's, ``[crawl] db_memory_mb``), for several learning iterations in a row: the
+    token ids the frontier keeps from one re-rank serve the next. Close it."""
 
-    def __init__(self, path: Path, run_id: int, settings: FrontierSettings | None = None
-                 ) -> None:  # fmt: skip
+    def __init__(self, path: Path, run_id: int, settings: FrontierSettings | None = None,
+                 memory_mb: int | None = None) -> None:  # fmt: skip
         self.settings = settings or FrontierSettings()
-        self.cat = Catalogue(path)
+        mb = CrawlSettings().db_memory_mb if memory_mb is None else memory_mb
+        self.cat = Catalogue(path, memory_mb=mb)
         self.store = FrontierStore(self.cat.con, run_id)
         self.cat.add_flusher(self.store.flush)
 
@@ -303,17 +332,18 @@ class StoredFrontier:
         fs = self.settings
         fr = Frontier(self.store, fs, n_levels=fs.levels + 1)
         measured = reset_peak_rss()
+        start = current_rss()
         t0 = time.perf_counter()
         scorer = retrain()
         t1, c1 = time.perf_counter(), time.process_time()
         n = fr.rerank(TextOnly(scorer) if text else scorer)
         t2, c2 = time.perf_counter(), time.process_time()
         first = fr.next(0.0)
-        t3 = time.perf_counter()
+        t3, c3 = time.perf_counter(), time.process_time()
         if first is not None:
             fr.abandon(first)
         return StoreRerank(scorer, n, t1 - t0, t2 - t1, t3 - t2, first,
-                           peak_rss() if measured else 0, c2 - c1)  # fmt: skip
+                           peak_rss() if measured else 0, c2 - c1, start, c3 - c2)  # fmt: skip
 
 
 def store_rerank(path: Path, run_id: int, retrain: Retrain,

@@ -22,15 +22,18 @@ first ``--distinct`` links, the text repeats under distinct URLs.
 
     formhunter bench rerank [--sizes 10000,100000,1000000] [--batch 50000]
         [--paths 100,300,1000] [--no-store] [--text-max 1000000] [--distinct 1000000]
-        [--scorers link-classifier,apprentice-layer,cfc]
+        [--scorers link-classifier,apprentice-layer,cfc] [--db-memory-mb MB]
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
+import multiprocessing
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -41,15 +44,18 @@ from classifiers.link_classifier import MultiLevelLinkClassifier
 from classifiers.url_scorer import ConservativeURLScorer
 from formhunter.bench.rerank import (
     StoredFrontier,
+    StoreRerank,
     fill_frontier,
     link_batches,
     link_classifier,
+    read_pool,
     repeat_batches,
     retrainers,
     synthetic_frame,
     training_paths,
+    write_pool,
 )
-from formhunter.config import FrontierSettings
+from formhunter.config import CrawlSettings, FrontierSettings
 from formhunter.interfaces import LinkRecord, LinkScorer
 from formhunter.learners import ApprenticeScorer, CFCScorer, LinkClassifierScorer
 
@@ -60,45 +66,100 @@ def timed(fn: Callable[..., Any], *args: Any) -> tuple[float, Any]:
     return time.perf_counter() - t0, out
 
 
-def bench_store(pool: list[pa.Table], sizes: Sequence[int], paths: Sequence[int],
-                batch: int, text_max: int, scorers: Sequence[str]) -> None:  # fmt: skip
-    """Section 4 (module doc): one catalogue per size, each scorer in turn on it."""
+def _fill(pool_file: Path, plan: Sequence[tuple[Path, int]]) -> list[tuple[int, float]]:
+    """(In a child process.) Fill a catalogue per (path, size) from the pool's links; the
+    run id and seconds of each."""
+    pool = read_pool(pool_file)
+    out = []
+    for db, n in plan:
+        t0 = time.perf_counter()
+        out.append((fill_frontier(db, repeat_batches(pool, n), n), time.perf_counter() - t0))
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class Row:
+    """One learning iteration's figures (``StoreRerank``) as the child process reports them."""
+
+    scorer: str
+    kind: str  # text, tokens, first, tokens
+    links: int
+    retrain_s: float
+    rerank_s: float
+    rerank_cpu_s: float
+    refill_s: float
+    total_s: float
+    start_rss: int
+    peak_rss: int
+    tokens: int  # bytes of token ids kept
+
+
+def _row(name: str, kind: str, r: StoreRerank, tokens: int) -> Row:
+    return Row(name, kind, r.links, r.retrain_s, r.rerank_s, r.rerank_cpu_s, r.refill_s,
+               r.total_s, r.start_rss, r.peak_rss, tokens)  # fmt: skip
+
+
+def _iterations(db: Path, run_id: int, n: int, paths: Sequence[int], batch: int,
+                text_max: int, scorers: Sequence[str], memory_mb: int | None
+                ) -> list[Row]:  # fmt: skip
+    """(In a new process per size.) Each scorer's learning iterations on one stored
+    frontier: through the text (up to ``text_max`` links), then from token ids (the
+    first scorer's first such re-rank tokenises)."""
     train = {k: v for k, v in retrainers(paths).items() if k in scorers}
-    settings = FrontierSettings(rerank_batch=batch)
+    rows: list[Row] = []
+    with StoredFrontier(db, run_id, FrontierSettings(rerank_batch=batch), memory_mb) as sf:
+        for name, retrain in train.items():
+            kinds = ["text"] if n <= text_max else []
+            kinds += ["tokens, first", "tokens"] if name == next(iter(train)) else ["tokens"]
+            for kind in kinds:
+                r = sf.iteration(retrain, text=kind == "text")
+                rows.append(_row(name, kind, r, sf.store.tokens.nbytes))
+    return rows
+
+
+def bench_store(pool: list[pa.Table], sizes: Sequence[int], paths: Sequence[int],
+                batch: int, text_max: int, scorers: Sequence[str],
+                memory_mb: int | None = None) -> None:  # fmt: skip
+    """Section 4 (module doc): one catalogue per size, each scorer in turn on it. The
+    catalogues are filled in a child process, and each size is re-ranked in a new one
+    (spawned: nothing inherited), so the peak memory is the re-rank's own process's:
+    the interpreter, the models, the store and DuckDB, not this process's links."""
+    mb = CrawlSettings().db_memory_mb if memory_mb is None else memory_mb
     print(f"\n== learning iteration on a frontier stored in DuckDB: retrain on "
-          f"{paths[-1]:,} paths + Frontier.rerank (batches of {batch:,}) + first next() ==")
+          f"{paths[-1]:,} paths + Frontier.rerank (batches of {batch:,}) + first next();"
+          f" DuckDB memory limit {f'{mb:,} MB' if mb else 'its own (80% of RAM)'} ==")
+    spawn = multiprocessing.get_context("spawn")
     with tempfile.TemporaryDirectory(prefix="bench_rerank_") as tmp:
-        dbs: dict[int, tuple[Path, int]] = {}
-        for n in sizes:
-            db = Path(tmp) / f"frontier_{n}.duckdb"
-            t0 = time.perf_counter()
-            dbs[n] = (db, fill_frontier(db, repeat_batches(pool, n), n))
-            print(f"(stored {n:,} queued links in {db.name} in {time.perf_counter() - t0:.1f} s)")
-        pool.clear()  # the links' text is in the catalogues now, not in this process
+        pool_file = Path(tmp) / "pool.arrow"
+        write_pool(pool, pool_file)
+        pool.clear()  # the links' text is in the file now, not in this process
+        plan = [(Path(tmp) / f"frontier_{n}.duckdb", n) for n in sizes]
+        with ProcessPoolExecutor(1, mp_context=spawn) as ex:
+            filled = ex.submit(_fill, pool_file, plan).result()
+        pool_file.unlink()
+        for (db, n), (_, secs) in zip(plan, filled, strict=True):
+            print(f"(stored {n:,} queued links in {db.name} in {secs:.1f} s)")
         print(f"{'scorer':<17} {'links':>10} {'path':<13} {'retrain s':>9} {'re-rank s':>9} "
-              f"{'(CPU s)':>8} {'refill s':>8} {'total s':>8} {'links/s':>10} {'peak MB':>8} "
-              f"{'tokens MB':>9}")  # fmt: skip
-        for n in sizes:
-            db, run_id = dbs[n]
-            with StoredFrontier(db, run_id, settings) as sf:
-                for name, retrain in train.items():
-                    kinds = ["text"] if n <= text_max else []
-                    kinds += ["tokens, first", "tokens"] if name == next(iter(train)) \
-                        else ["tokens"]  # fmt: skip
-                    for kind in kinds:
-                        r = sf.iteration(retrain, text=kind == "text")
-                        print(f"{name:<17} {r.links:>10,} {kind:<13} {r.retrain_s:>9.2f} "
-                              f"{r.rerank_s:>9.2f} {r.rerank_cpu_s:>8.2f} {r.refill_s:>8.2f} "
-                              f"{r.total_s:>8.2f} "
-                              f"{r.links / r.total_s:>10,.0f} {r.peak_rss / 2**20:>8,.0f} "
-                              f"{sf.store.tokens.nbytes / 2**20:>9,.0f}")  # fmt: skip
+              f"{'(CPU s)':>8} {'refill s':>8} {'total s':>8} {'links/s':>10} {'start MB':>8} "
+              f"{'peak MB':>8} {'tokens MB':>9}")  # fmt: skip
+        for (db, n), (run_id, _) in zip(plan, filled, strict=True):
+            with ProcessPoolExecutor(1, mp_context=spawn) as ex:
+                rows = ex.submit(_iterations, db, run_id, n, paths, batch, text_max, scorers,
+                                 memory_mb).result()  # fmt: skip
+            for r in rows:
+                print(f"{r.scorer:<17} {r.links:>10,} {r.kind:<13} {r.retrain_s:>9.2f} "
+                      f"{r.rerank_s:>9.2f} {r.rerank_cpu_s:>8.2f} {r.refill_s:>8.2f} "
+                      f"{r.total_s:>8.2f} {r.links / r.total_s:>10,.0f} "
+                      f"{r.start_rss / 2**20:>8,.0f} {r.peak_rss / 2**20:>8,.0f} "
+                      f"{r.tokens / 2**20:>9,.0f}", flush=True)  # fmt: skip
             db.unlink()
     print("(path text: the links' text read and scored with score_frame, as before the "
           "frontier kept token ids;\n tokens, first: the first re-rank, which tokenises "
           "every queued link (after a start or a resume); tokens: later re-ranks;\n "
           "CPU s: the re-rank's, every thread (wall on a quiet machine is about that);\n "
-          "links/s = links / total s; peak MB: the process's peak resident memory during "
-          "the iteration; tokens MB: the token ids kept)")
+          "links/s = links / total s; each size in a process of its own: start MB its "
+          "resident memory when the iteration began, peak MB its peak during the "
+          "iteration (VmHWM);\n tokens MB: the token ids kept)")
 
 
 SCORERS = ("link-classifier", "apprentice-layer", "cfc")
@@ -106,9 +167,10 @@ SCORERS = ("link-classifier", "apprentice-layer", "cfc")
 
 def run(sizes: Sequence[int], paths: Sequence[int], batch: int = 50_000,
         store: bool = True, text_max: int = 1_000_000, distinct: int = 1_000_000,
-        scorers: Sequence[str] = SCORERS) -> int:
+        scorers: Sequence[str] = SCORERS, memory_mb: int | None = None) -> int:
     """Print the figures (module doc) for frontiers of ``sizes`` links, retraining on
-    ``paths`` paths, scoring Arrow batches of ``batch`` links."""
+    ``paths`` paths, scoring Arrow batches of ``batch`` links; ``memory_mb``: DuckDB's
+    memory limit in the store section (None: a crawl's, ``[crawl] db_memory_mb``)."""
     n_levels = 3
 
     print("== retrain (AFS + multi-level naive Bayes; apprentice and CFC batches) ==")
@@ -176,6 +238,6 @@ def run(sizes: Sequence[int], paths: Sequence[int], batch: int = 50_000,
         dt, _ = timed(scorer.score, small)
         print(f"{'':<17} {dt * 1000:>8.2f} ms for one page of 100 links")
     if store:
-        bench_store(links, sizes, paths, batch, text_max, scorers)
+        bench_store(links, sizes, paths, batch, text_max, scorers, memory_mb)
     return 0
 

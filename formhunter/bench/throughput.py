@@ -131,7 +131,7 @@ def _crawl_in_process(plan: ThroughputPlan, web: Any, seeds: list[str],
                               plan.concurrency, 0)  # fmt: skip
     fetcher = InProcessFetcher(web)
     t0 = time.perf_counter()
-    with Catalogue(db) as cat:
+    with Catalogue(db, memory_mb=settings.crawl.db_memory_mb) as cat:
         result = asyncio.run(crawl(settings, cat, seeds=seeds, fetcher=fetcher))
         pages_df = cat.con.execute("SELECT url FROM pages WHERE run_id = ? ORDER BY seq",
                                    [result.run_id]).df()  # fmt: skip

@@ -319,7 +319,7 @@ class ClusterCrawl:
         names = f"formhunter-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         writer: Any = ray.remote(CatalogueWriter).options(
             num_cpus=0, scheduling_strategy=here, name=f"{names}-writer").remote(
-                s.crawl.db, s.crawl.snapshot_every_seconds)
+                s.crawl.db, s.crawl.snapshot_every_seconds, s.crawl.db_memory_mb)
         learner: Any = None
         try:
             try:

@@ -33,10 +33,11 @@ log = logging.getLogger(__name__)
 
 class CatalogueWriter:
     """Writes one run of a cluster crawl into the catalogue at ``db`` (module doc);
-    ``snapshot_every``: seconds between read snapshots (0: none)."""
+    ``snapshot_every``: seconds between read snapshots (0: none); ``memory_mb``: DuckDB's
+    memory limit (``[crawl] db_memory_mb``)."""
 
-    def __init__(self, db: str, snapshot_every: float = 0.0) -> None:
-        self.cat = Catalogue(db)
+    def __init__(self, db: str, snapshot_every: float = 0.0, memory_mb: int = 0) -> None:
+        self.cat = Catalogue(db, memory_mb=memory_mb)
         self.snapshot_every = snapshot_every
         self.snapshots = 0
         self.snapshot_failures = 0

@@ -100,7 +100,8 @@ def cmd_rerank(args: argparse.Namespace) -> int:
     if not scorers or any(s not in SCORERS for s in scorers):
         raise UsageError(f"--scorers: some of {', '.join(SCORERS)}")
     return run(args.sizes, args.paths, args.batch, store=not args.no_store,
-               text_max=args.text_max, distinct=args.distinct, scorers=scorers)
+               text_max=args.text_max, distinct=args.distinct, scorers=scorers,
+               memory_mb=args.db_memory_mb)
 
 
 def cmd_cluster(args: argparse.Namespace) -> int:
@@ -364,6 +365,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "URLs (default 1000000)")
     r.add_argument("--scorers", default="link-classifier,apprentice-layer,cfc",
                    help="which learned scorers (default link-classifier,apprentice-layer,cfc)")
+    r.add_argument("--db-memory-mb", type=count, default=None, metavar="MB",
+                   help="DuckDB's memory limit for the stored frontiers (default: a crawl's, "
+                   "[crawl] db_memory_mb; 0: DuckDB's own)")
     r.set_defaults(func=cmd_rerank)  # fmt: skip
 
     b = bsub.add_parser(

@@ -136,7 +136,7 @@ def run_crawl(settings: Settings, *, seeds: list[str], resume: bool, quiet: bool
     """Open the catalogue, crawl with a progress display, return (result, stats).
     ``ui``: (host, port) to serve the web page on while crawling; the summary is then
     printed when the crawl ends, and the page stays up until Ctrl-C (or SIGTERM)."""
-    with Catalogue(settings.crawl.db) as cat:
+    with Catalogue(settings.crawl.db, memory_mb=settings.crawl.db_memory_mb) as cat:
         from formhunter.engine import Engine
 
         engine = Engine(settings, cat, seeds=seeds, resume=resume, fetcher=fetcher)

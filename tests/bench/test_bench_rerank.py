@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from formhunter.bench.rerank import (
     StoredFrontier,
@@ -15,8 +16,9 @@ from formhunter.bench.rerank import (
     retrainers,
     store_rerank,
 )
+from formhunter.bench.rerank_report import bench_store
 from formhunter.catalogue import Catalogue
-from formhunter.config import FrontierSettings
+from formhunter.config import CrawlSettings, FrontierSettings
 from formhunter.frontier import level_of
 from formhunter.learners import LinkClassifierScorer
 
@@ -70,6 +72,10 @@ def test_stored_frontier_text_then_tokens_and_repeated_links(tmp_path: Path) -> 
     run = fill_frontier(db, iter(links), 1500)
     retrain = retrainers((20, 50))["apprentice-layer"]
     with StoredFrontier(db, run, FrontierSettings(rerank_batch=400)) as sf:
+        # a crawl's connection: DuckDB's memory limit [crawl] db_memory_mb
+        size, unit = sf.cat.con.execute("SELECT current_setting('memory_limit')"
+                                        ).fetchall()[0][0].split()  # fmt: skip
+        assert float(size) * {"MiB": 1, "GiB": 1024}[unit] == CrawlSettings().db_memory_mb
         text = sf.iteration(retrain, text=True)
         assert sf.store.tokens.n_rows == 0  # the text path keeps no token ids
         first = sf.iteration(retrain)
@@ -78,5 +84,23 @@ def test_stored_frontier_text_then_tokens_and_repeated_links(tmp_path: Path) -> 
         assert sf.store.tokens.n_rows == 1500  # nothing tokenised twice
     for r in (text, first, again):
         assert r.links == 1500 and r.rerank_cpu_s > 0 and r.first is not None
+        assert 0 < r.start_rss <= r.peak_rss
     assert text.first is not None and again.first is not None
     assert (text.first.lid, text.first.level) == (again.first.lid, again.first.level)
+
+
+def test_bench_store_fills_and_reranks_in_processes_of_their_own(
+        capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """The store section fills its catalogues in a child process and re-ranks each size
+    in a new one, so its memory figures are not this process's: every iteration is
+    printed with the child's resident memory at its start and its peak."""
+    pool = list(link_batches(500, 200))
+    bench_store(pool, [500], (20, 50), 200, 1000, ["link-classifier"], memory_mb=64)
+    assert pool == []  # written to a file for the child; not held here
+    out = capsys.readouterr().out
+    assert "DuckDB memory limit 64 MB" in out and "(stored 500 queued links" in out
+    rows = [line for line in out.splitlines() if line.startswith("link-classifier")]
+    assert [r[29:42].strip() for r in rows] == ["text", "tokens, first", "tokens"]
+    for r in rows:
+        start_mb, peak_mb = (int(x.replace(",", "")) for x in r.split()[-3:-1])
+        assert 0 < start_mb <= peak_mb

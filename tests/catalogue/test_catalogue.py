@@ -162,3 +162,18 @@ def test_a_resumed_run_takes_the_new_budget_and_settings(tmp_path: Path) -> None
         assert stored is not None and stored.max_pages == 25
         assert stored.config["crawl"]["max_pages"] == 25
         assert stored.seeds == ["http://a.example/"]
+
+
+def test_the_duckdb_memory_limit_is_the_one_asked_for(tmp_path: Path) -> None:
+    """A crawl's connection gets ``[crawl] db_memory_mb``; 0 leaves DuckDB's own."""
+    from formhunter.config import CrawlSettings
+    from formhunter.exceptions import ConfigError
+
+    with Catalogue(tmp_path / "c.duckdb", memory_mb=300) as cat:
+        assert cat.con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0] \
+            == "300.0 MiB"  # fmt: skip
+    with Catalogue(tmp_path / "c.duckdb") as cat:
+        assert "GiB" in cat.con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
+    assert CrawlSettings().db_memory_mb > 0
+    with pytest.raises(ConfigError, match="db_memory_mb"):
+        CrawlSettings(db_memory_mb=-1)
