@@ -15,7 +15,10 @@ apprentice layer, the CFC URL scorer):
    the store), separately and in total, with the peak memory. Each size is re-ranked
    through the links' text (sizes up to ``--text-max``: the path before the frontier
    kept token ids), then from token ids: the first such re-rank tokenises every
-   link (what a crawl pays once, and again after a resume), later ones read the ids.
+   link in the spaces its scorer reads (what a crawl pays once, and again after a
+   resume; a later scorer reading another space tokenises that one), later ones read
+   the ids. Catalogues are filled in a child process and each size is re-ranked in a
+   new process, so the memory figures are the re-rank's own.
 
 Links are synthetic but shaped like real ones (``formhunter.bench.rerank``); past the
 first ``--distinct`` links, the text repeats under distinct URLs.
@@ -103,17 +106,24 @@ def _iterations(db: Path, run_id: int, n: int, paths: Sequence[int], batch: int,
                 text_max: int, scorers: Sequence[str], memory_mb: int | None
                 ) -> list[Row]:  # fmt: skip
     """(In a new process per size.) Each scorer's learning iterations on one stored
-    frontier: through the text (up to ``text_max`` links), then from token ids (the
-    first scorer's first such re-rank tokenises)."""
+    frontier: through the text (up to ``text_max`` links), then from token ids; a
+    re-rank that tokenised (the spaces its scorer reads that no earlier one read) is
+    "tokens, first", and another follows."""
     train = {k: v for k, v in retrainers(paths).items() if k in scorers}
     rows: list[Row] = []
     with StoredFrontier(db, run_id, FrontierSettings(rerank_batch=batch), memory_mb) as sf:
         for name, retrain in train.items():
-            kinds = ["text"] if n <= text_max else []
-            kinds += ["tokens, first", "tokens"] if name == next(iter(train)) else ["tokens"]
-            for kind in kinds:
-                r = sf.iteration(retrain, text=kind == "text")
-                rows.append(_row(name, kind, r, sf.store.tokens.nbytes))
+            if n <= text_max:
+                r = sf.iteration(retrain, text=True)
+                rows.append(_row(name, "text", r, sf.store.tokens.nbytes))
+            before = sf.store.tokens.nbytes
+            r = sf.iteration(retrain)
+            first = sf.store.tokens.nbytes > before
+            rows.append(_row(name, "tokens, first" if first else "tokens", r,
+                             sf.store.tokens.nbytes))  # fmt: skip
+            if first:
+                r = sf.iteration(retrain)
+                rows.append(_row(name, "tokens", r, sf.store.tokens.nbytes))
     return rows
 
 
@@ -155,7 +165,8 @@ def bench_store(pool: list[pa.Table], sizes: Sequence[int], paths: Sequence[int]
             db.unlink()
     print("(path text: the links' text read and scored with score_frame, as before the "
           "frontier kept token ids;\n tokens, first: the first re-rank, which tokenises "
-          "every queued link (after a start or a resume); tokens: later re-ranks;\n "
+          "every queued link in the spaces its scorer reads, not read before (after a start "
+          "or a resume); tokens: later re-ranks;\n "
           "CPU s: the re-rank's, every thread (wall on a quiet machine is about that);\n "
           "links/s = links / total s; each size in a process of its own: start MB its "
           "resident memory when the iteration began, peak MB its peak during the "

@@ -21,7 +21,8 @@ level, so links of delayed benefit get their turn); ``rerank`` re-scores every
 queued link in one transaction, a chunk of lids at a time (read, scored, written:
 memory is bounded by the chunk), in batches: from the token ids ``tokens``
 (``frontier.tokens.LinkTokens``) keeps in memory when the scorer reads token ids
-(``LinkScorer.token_spaces``; links met for the first time are tokenised then, once),
+(``LinkScorer.token_spaces``; links met for the first time are tokenised then, once,
+in the spaces that scorer reads),
 else through Arrow with the scorer's columnar ``score_frame`` on the links' text; the
 new levels and scores are written by row id. The route policy's links then go first
 (``interfaces.RoutesFirst``): the store keeps each link's route bonus (``route_bonus``,
@@ -42,6 +43,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
+from classifiers.link_tokens import SPACES
 from formhunter.frontier.tokens import LinkTokens
 from formhunter.interfaces import LinkScorer, RoutesFirst
 from formhunter.model import Entry, LinkRecord
@@ -530,20 +532,21 @@ class FrontierStore:
         del cols
         spaces = scorer.token_spaces or ()
         if spaces:  # depth and parent score alone need no token
-            self._tokenise(self.tokens.missing(lid), batch)
+            self._tokenise(self.tokens.missing(lid, spaces), batch, spaces)
         for a in range(0, len(lid), batch):
             b = min(a + batch, len(lid))
             lv, sc = scorer.score_tokens(self.tokens.take(lid[a:b], spaces, depth[a:b], ps[a:b]))
             yield lid[a:b], rowid[a:b], res[a:b], lv, sc
 
-    def _tokenise(self, lids: np.ndarray, batch: int) -> None:
-        """Tokenise stored links ``lids`` (sorted; ``LinkTokens.add``) from their text,
-        read ``batch`` rows at a time (a lid range, and only those lids unless they are
-        all of it)."""
+    def _tokenise(self, lids: np.ndarray, batch: int,
+                  spaces: Sequence[str] = SPACES) -> None:  # fmt: skip
+        """Tokenise stored links ``lids`` (sorted; ``LinkTokens.add``) in ``spaces`` from
+        their text (only the columns those spaces read), read ``batch`` rows at a time (a
+        lid range, and only those lids unless they are all of it)."""
         if len(lids) == 0:
             return
         lo, hi = int(lids[0]), int(lids[-1])
-        sql = ("SELECT lid, url, anchor, around, dom_terms FROM frontier"
+        sql = (f"SELECT lid, {', '.join(LinkTokens.columns(spaces))} FROM frontier"
                " WHERE run_id = ? AND lid >= ? AND lid <= ?")  # fmt: skip
         every = len(lids) == hi - lo + 1
         if not every:
@@ -552,7 +555,7 @@ class FrontierStore:
         try:
             for rb in self.con.sql(sql, params=[self.run_id, lo, hi]).to_arrow_reader(batch):
                 if rb.num_rows:
-                    self.tokens.add(rb.column(0).to_numpy(), rb)
+                    self.tokens.add(rb.column(0).to_numpy(), rb, spaces)
         finally:
             if not every:
                 self.con.unregister("_fr_tok")

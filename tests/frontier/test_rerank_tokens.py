@@ -182,3 +182,27 @@ def test_scorers_of_depth_and_parent_score_tokenise_nothing(
         store = FrontierStore(cat.con, run)
         assert store.rerank(KeywordRuleScorer(), 2, batch=BATCH) == N
         assert store.tokens.n_rows == 0 and store.tokens.nbytes == 0
+
+
+def test_each_space_is_tokenised_when_a_scorer_first_reads_it(
+        tmp_path: Path, frontier_db: tuple[Path, int],
+        learned: dict[str, Callable[[], LinkScorer]]) -> None:  # fmt: skip
+    """A link-classifier re-rank keeps the word ids only (no ``term@d`` ids: less than
+    half the memory); an apprentice re-rank after it, with links fetched and new ones
+    found in between, tokenises the ``term@d`` space of the links it re-ranks and the
+    words of the new ones only, and equals the text path."""
+    seen: list[tuple[Frontier, int]] = []
+
+    def before(fr: Frontier, cat: Catalogue) -> None:
+        fr.rerank(learned["link-classifier"]())
+        words, dom = fr.store.tokens.groups
+        assert (words.n_rows, dom.n_rows) == (N, 0)
+        seen.append((fr, fr.store.tokens.nbytes))
+        _crawl_a_little(fr, cat)
+
+    _both(tmp_path, *frontier_db, learned["apprentice-layer"], before=before)
+    fr, words_only = seen[-1]  # the token path's frontier
+    words, dom = fr.store.tokens.groups
+    assert N < words.n_rows <= N + 301  # the new links' words, once
+    assert 0 < dom.n_rows < words.n_rows  # no term@d ids for the links fetched before
+    assert fr.store.tokens.nbytes > 2 * words_only
