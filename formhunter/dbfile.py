@@ -100,7 +100,7 @@ def connect(path: Path, *, read_only: bool, memory_mb: int = 0) -> duckdb.DuckDB
     try:
         if path.exists() and check_file(path):
             # checked on a read-only connection first: nothing may write a damaged file
-            with duckdb.connect(str(path), read_only=True, config=DUCKDB_CONFIG) as con:
+            with duckdb.connect(str(path), read_only=True, config=config) as con:
                 check_intact(con, path)
         return duckdb.connect(str(path), read_only=read_only, config=config)
     except duckdb.Error as exc:
