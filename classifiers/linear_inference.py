@@ -66,8 +66,15 @@ _WHITE_SPACES = re.compile(r"\s\s+")  # scikit-learn's CountVectorizer._white_sp
 Fn = Callable[[Any], Any]
 
 
+#: leading version components that must agree with the file's (its scorers call the same
+#: numpy and scipy functions as scikit-learn on the same machine, so a patch release,
+#: which keeps those algorithms, changes nothing; scikit-learn's own version is the
+#: manifest's check)
+_MUST_MATCH = {"python": 2, "numpy": 2, "scipy": 2}
+
+
 def runtime_versions() -> dict[str, str]:
-    """The versions the floats depend on: an inference file is used only with these."""
+    """The versions of what the scorers run on, recorded in an inference file."""
     return {"python": platform.python_version(), "numpy": metadata.version("numpy"),
             "scipy": metadata.version("scipy")}  # fmt: skip
 
@@ -440,8 +447,11 @@ def _usable(spec: dict[str, Any], manifest: dict[str, Any], kind: str) -> str:
     for key in ("model_sha256", "data_hash"):
         if not manifest.get(key) or spec.get(key) != manifest.get(key):
             return f"made from another model ({key})"
-    if spec.get("versions") != runtime_versions():
-        return f"made with {spec.get('versions')}, installed {runtime_versions()}"
+    saved, now = spec.get("versions"), runtime_versions()
+    if not isinstance(saved, dict) or any(
+            str(saved.get(lib, "")).split(".")[:n] != now[lib].split(".")[:n]
+            for lib, n in _MUST_MATCH.items()):  # fmt: skip
+        return f"made with {saved}, installed {now}"
     return ""
 
 
