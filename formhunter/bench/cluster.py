@@ -6,7 +6,10 @@ with the same seeds, settings and page budget: the single-process engine, then
 seconds with set-up), CPU seconds per page split into driver, shards, writer and
 learner, pages per CPU-second, relevant forms by the ground truth, learning
 iterations, the end reason, and then a run with a shard killed mid-crawl (duplicates
-must be 0). Then every counter of ``CrawlStats`` (``stats.COUNTERS``, skipped links by
+must be 0). ``tree_cpu_s``: the CPU of the whole process tree from the crawl's start to
+its end (``tree_cpu``: parse workers, and Ray's GCS, raylet and every worker, which the
+per-part figures leave out), with ``pages_per_tree_cpu_s`` and the 1-minute load at the
+end beside it. Then every counter of ``CrawlStats`` (``stats.COUNTERS``, skipped links by
 reason, errors) and the end reason of each cluster run beside the single process's, on
 the same seeds (``format_counters``). ``uptime`` is printed before and after: other
 processes load the machine. Figures, not a timed test.
@@ -50,6 +53,47 @@ def uptime() -> str:
                               timeout=5).stdout.strip()  # fmt: skip
     except (OSError, subprocess.SubprocessError):
         return "-"
+
+
+def tree_cpu() -> float:
+    """CPU seconds (user + system, reaped children included) of this process and every
+    live descendant -- parse workers; Ray's GCS, raylet and workers of a local cluster
+    -- except the simulated web's proxy (``simweb serve``), from ``/proc``; 0.0 where
+    there is no ``/proc``."""
+    tick = os.sysconf("SC_CLK_TCK")
+    children: dict[int, list[int]] = {}
+    times: dict[int, float] = {}
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            stat = (entry / "stat").read_text()
+            cmd = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if b"simweb\0serve" in cmd:
+            continue  # the web, not the crawl (its subtree is left out with it)
+        pid = int(entry.name)
+        children.setdefault(int(fields[1]), []).append(pid)
+        times[pid] = sum(int(x) for x in fields[11:15]) / tick
+    total, todo = 0.0, [os.getpid()]
+    while todo:
+        pid = todo.pop()
+        total += times.get(pid, 0.0)
+        todo += children.get(pid, [])
+    return total
+
+
+class TreeClock:
+    """``tree_cpu`` between a crawl's "start" and "end" events (a listener's ``event``)."""
+
+    def __init__(self) -> None:
+        self.started = self.seconds = 0.0
+
+    def event(self, event: str, *_: Any) -> None:
+        if event == "start":
+            self.started = tree_cpu()
+        elif event == "end":
+            self.seconds = tree_cpu() - self.started
 
 
 def _frames(db: Path, run_id: int) -> tuple[Any, Any, dict[str, int]]:
@@ -105,9 +149,11 @@ def run_cluster_bench(plan: ClusterPlan, say: Callable[[str], None] = print) -> 
     with tempfile.TemporaryDirectory() as tmp, serve as proxy:
         db = Path(tmp) / "single.duckdb"
         say(f"single process: {plan.pages} pages ({plan.strategy}) ...")
+        clock = TreeClock()
         result, _, _, extras = crawl_run(plan.strategy, plan.domain, seeds, plan.pages, 0,
                                          proxy, db, plan.concurrency,
-                                         learning_threshold=plan.learning_threshold)  # fmt: skip
+                                         learning_threshold=plan.learning_threshold,
+                                         on_event=clock.event)  # fmt: skip
         st = result.stats
         rel, extra = relevant(db, result.run_id)
         fig["runs"].append({
@@ -119,6 +165,8 @@ def run_cluster_bench(plan: ClusterPlan, say: Callable[[str], None] = print) -> 
             "learner_cpu_per_page_ms": 0.0, "relevant_truth": rel, "forms": st.forms,
             "learning_iterations": st.learning_iterations, "end_reason": result.reason,
             "pages_per_cpu_s": st.pages / max(st.cpu_seconds + st.worker_cpu, 1e-9),
+            "tree_cpu_s": clock.seconds,
+            "pages_per_tree_cpu_s": st.pages / max(clock.seconds, 1e-9), "load": _load(),
             "counters": _counters(st), **extra,
         })  # fmt: skip
         say(_row(fig["runs"][-1]))
@@ -131,6 +179,8 @@ def run_cluster_bench(plan: ClusterPlan, say: Callable[[str], None] = print) -> 
                                           plan.concurrency, 0,
                                           plan.learning_threshold)  # fmt: skip
                 crawl = ClusterCrawl(settings, seeds=seeds, workers=n)
+                clock = TreeClock()
+                crawl.listen(clock.event)
                 killed: list[int] = []
                 if kill:
                     crawl.listen(_killer(killed, plan.pages // 3))
@@ -157,7 +207,9 @@ def run_cluster_bench(plan: ClusterPlan, say: Callable[[str], None] = print) -> 
                     "writer_writes": w.get("writes", 0), "relevant_truth": rel,
                     "forms": st.forms, "learning_iterations": crawl.learning_iterations,
                     "restarts": crawl.restarts, "killed_at_page": killed[0] if killed else None,
-                    "end_reason": result.reason, "counters": _counters(st), **extra,
+                    "end_reason": result.reason, "tree_cpu_s": clock.seconds,
+                    "pages_per_tree_cpu_s": st.pages / max(clock.seconds, 1e-9),
+                    "load": _load(), "counters": _counters(st), **extra,
                 })  # fmt: skip
                 say(_row(fig["runs"][-1]))
         finally:
@@ -168,9 +220,18 @@ def run_cluster_bench(plan: ClusterPlan, say: Callable[[str], None] = print) -> 
 
 
 _COLS = ("run", "pages", "pages_per_s", "seconds", "wall_with_setup_s", "cpu_per_page_ms",
-         "pages_per_cpu_s", "driver_cpu_per_page_ms", "shard_cpu_per_page_ms",
-         "writer_cpu_per_page_ms", "learner_cpu_per_page_ms", "relevant_truth",
-         "learning_iterations", "end_reason", "duplicate_pages", "duplicate_forms")  # fmt: skip
+         "pages_per_cpu_s", "tree_cpu_s", "pages_per_tree_cpu_s", "load",
+         "driver_cpu_per_page_ms", "shard_cpu_per_page_ms", "writer_cpu_per_page_ms",
+         "learner_cpu_per_page_ms", "relevant_truth", "learning_iterations", "end_reason",
+         "duplicate_pages", "duplicate_forms")  # fmt: skip
+
+
+def _load() -> str:
+    """The 1-minute load average, now."""
+    try:
+        return Path("/proc/loadavg").read_text().split()[0]
+    except OSError:
+        return "-"
 
 
 def _counters(st: CrawlStats) -> dict[str, int]:

@@ -177,8 +177,10 @@ Frames = tuple[Any, pd.DataFrame, pd.DataFrame, dict[str, Any]]
 def crawl_run(strategy: str, domain: str, seeds: Sequence[str], pages: int, repeat: int,
               proxy: str, db: Path, concurrency: int = 64,
               on_page: Callable[[int], None] | None = None,
-              learning_threshold: int = 0, config: str = "") -> Frames:  # fmt: skip
-    """Crawl once; returns (CrawlResult, pages frame, forms frame, extras)."""
+              learning_threshold: int = 0, config: str = "",
+              on_event: Callable[[str], None] | None = None) -> Frames:  # fmt: skip
+    """Crawl once; returns (CrawlResult, pages frame, forms frame, extras). ``on_event``
+    is called with "start" and "end" (the engine's listener events)."""
     from formhunter.catalogue import Catalogue
     from formhunter.engine import crawl
 
@@ -188,6 +190,8 @@ def crawl_run(strategy: str, domain: str, seeds: Sequence[str], pages: int, repe
     extras: dict[str, Any] = {}
 
     def listener(event: str, engine: Engine) -> None:
+        if event in ("start", "end") and on_event is not None:
+            on_event(event)
         if event == "page" and on_page is not None:
             on_page(engine.stats.pages)
         elif event == "end":
