@@ -25,8 +25,10 @@ same fetcher; when the loop ends (not interrupted) the buffered rows are committ
 the last commit (a companion's exception counts as a fault).
 
 The same loop runs a cluster shard's steps (``run_slice`` over a pipeline opened
-elsewhere, ``attach``): a page allowance and a time slice instead of the run's budget,
-the fetches in flight finished and recorded before it returns.
+elsewhere, ``attach``): a page allowance and a time slice instead of the run's budget.
+A slice records what completed; the fetches still in flight at its end carry over to
+the next slice (they count against its allowance), so a slow page never holds a slice
+back nor leaves its fetch slots idle.
 
 Sitemaps (``fetch.sitemaps``): the first fetch that knows an origin's robots.txt claims
 the sitemaps it names. They are read in a task of their own, so no page waits for them
@@ -211,8 +213,11 @@ class Engine:
     async def run_slice(self, max_pages: int, seconds: float) -> str:
         """The batch loop over an attached pipeline with an open fetcher, until
         ``max_pages`` pages are recorded (the counters' ``pages``), ``seconds`` passed
-        ("slice") or nothing is left to fetch; the fetches in flight are finished and
-        recorded before it returns. Returns why it stopped."""
+        ("slice") or nothing is left to fetch. The fetches in flight count against
+        ``max_pages``: those of an earlier slice are recorded in this one, and at the
+        slice's end the completed ones are recorded and the rest stay in flight for the
+        next (``in_flight``; ``abandon_in_flight`` when there is none). Returns why it
+        stopped."""
         self.max_pages = max_pages
         self._deadline = time.monotonic() + seconds
         try:
@@ -335,13 +340,13 @@ class Engine:
             if self._sitemaps_read and not self._tasks:  # no page batch to join
                 self._process([])
                 continue
-            if not self._tasks:
-                if self.stats.pages >= max_pages:
-                    return "budget"
-                if sliced:
-                    return "slice"
-                if not self._sitemap_tasks and self.pipeline.policy.exhausted():
-                    return self.pipeline.policy.end_reason()
+            if not self._tasks and self.stats.pages >= max_pages:
+                return "budget"
+            if sliced:  # the fetches in flight carry over to the next slice
+                return self._drain("slice")
+            if (not self._tasks and not self._sitemap_tasks
+                    and self.pipeline.policy.exhausted()):  # fmt: skip
+                return self.pipeline.policy.end_reason()
             # Wake for: a fetch completing, a parked host becoming due (only while a
             # fetch slot is free), the batch's latency bound; at most every 0.25 s.
             hint = None
@@ -349,7 +354,8 @@ class Engine:
                 hint = self.frontier.wait_hint(time.monotonic())
             t0 = clock()
             if self._tasks or self._sitemap_tasks:
-                timeout = min(hint, 0.25) if hint is not None else 0.25
+                timeout = min(hint, 0.25, deadline - now) if hint is not None \
+                    else min(0.25, deadline - now)  # fmt: skip
                 if ready:
                     timeout = min(timeout, max(self._ready_since + batch_seconds - now, 0.0))
                 await self._wait_arrival(loop, timeout)
@@ -466,6 +472,16 @@ class Engine:
             except Exception:
                 self.pipeline.fault("render")
         return result, page, found
+
+    @property
+    def in_flight(self) -> int:
+        """Links handed out and not yet recorded (a slice's carried fetches)."""
+        order = self._ordered
+        return len(self._tasks) + len(self._ready) + (order.waiting if order else 0)
+
+    async def abandon_in_flight(self) -> None:
+        """After the last slice: cancel the carried fetches (their links stay queued)."""
+        await self._cancel_inflight()
 
     async def _cancel_inflight(self) -> None:
         """Cancel fetches in flight; they and fetched-but-unprocessed links stay queued."""

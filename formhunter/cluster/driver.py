@@ -450,8 +450,10 @@ class ClusterCrawl:
 
 class _Dispatch:
     """What the driver's loop knows of its shards: the links waiting for each (``inbox``;
-    ``sent``: delivered with the step in flight), which are dry, the calls in flight
-    (ref -> (shard, allowance, "step" | "ready")) and the model they crawl with."""
+    ``sent``: delivered with the step in flight), which are dry, the fetches each idle
+    one carries over to its next step (``carried``: they count against the budget and
+    against that step's allowance), the calls in flight (ref -> (shard, allowance,
+    "step" | "ready")) and the model they crawl with."""
 
     def __init__(self, crawl: ClusterCrawl, writer: Any) -> None:
         n = len(crawl.shards)
@@ -459,6 +461,7 @@ class _Dispatch:
         self.inbox: list[list[RoutedLink]] = [[] for _ in range(n)]
         self.sent: dict[int, list[RoutedLink]] = {}
         self.dry = [False] * n
+        self.carried = [0] * n
         self.failures = [0] * n
         self.waits = [0] * n  # failed "ready" calls while a shard restarts
         self.pending: dict[Any, tuple[int, int, str]] = {}
@@ -466,7 +469,9 @@ class _Dispatch:
         self.step_cap = max(4 * crawl.settings.crawl.batch_pages, 16)
         self.refill_failed = False  # the last refill round queued nothing, no page since
 
-    def _step(self, k: int, allowance: int, seconds: float, refill: bool = False) -> None:
+    def _step(self, k: int, new: int, seconds: float, refill: bool = False) -> None:
+        """A step to shard ``k``: ``new`` pages beyond the fetches it carries."""
+        allowance, self.carried[k] = self.carried[k] + new, 0
         self.sent[k], self.inbox[k] = self.inbox[k], []
         ref = self.crawl.shards[k].step.remote(allowance, self.sent[k], self.crawl.stats.pages,
                                                self.model, seconds, refill)  # fmt: skip
@@ -485,17 +490,18 @@ class _Dispatch:
         return True
 
     def hand_out(self, left: int) -> None:
-        """A step to each idle shard with work, page allowances within the ``left`` budget."""
+        """A step to each idle shard with work, page allowances within the ``left``
+        budget (less the fetches carried over); a shard that carries fetches gets a step
+        to record them even when no budget is left for new ones."""
         busy = {k for k, _, _ in self.pending.values()}
-        free = left - sum(a for _, a, _ in self.pending.values())
+        free = left - sum(a for _, a, _ in self.pending.values()) - sum(self.carried)
         for k in range(self.n):
-            if k in busy or (self.dry[k] and not self.inbox[k]):
+            if k in busy or (self.dry[k] and not self.inbox[k] and not self.carried[k]):
                 continue
-            if free <= 0:
-                break
-            allowance = min(free, self.step_cap, max(math.ceil(free / self.n), 8))
-            self._step(k, allowance, STEP_SECONDS)
-            free -= allowance
+            new = min(free, self.step_cap, max(math.ceil(free / self.n), 8)) if free > 0 else 0
+            if new or self.carried[k]:
+                self._step(k, new, STEP_SECONDS)
+                free -= new
 
     def deliver(self) -> bool:
         """Links waiting for idle shards go there in a step with no page allowance (so a
@@ -529,6 +535,7 @@ class _Dispatch:
         st.session_pages += rep.pages
         st.worker_cpu += rep.cpu_seconds
         self.dry[k] = rep.dry
+        self.carried[k] = rep.in_flight
         if rep.refilled or rep.pages:
             self.refill_failed = False
         for dest, links in rep.routed.items():
@@ -543,6 +550,7 @@ class _Dispatch:
             self.failures[k] += 1
             crawl.restarts += 1
             self.inbox[k] = self.sent.pop(k, []) + self.inbox[k]  # delivered again after restart
+            self.carried[k] = 0  # died with it: its links are queued in the catalogue
             # the dead step may have been committed before it died: ask the file
             crawl.stats.pages = max(crawl.stats.pages, ray.get(self.writer.page_count.remote()))
             self.dry[k] = False

@@ -5,10 +5,10 @@ of a site -- its politeness, robots.txt and the site's stopping criteria and for
 de-duplication -- lives on one shard. ``ShardWorker.step`` runs the engine's own batch
 loop (``Engine.run_slice``: fetch, parse in the fetch task, the ordinary ``Pipeline`` on
 batches of its own links) until its page allowance or its time slice is used, then ships
-the step's rows
-(pages, forms, frontier rows and state changes; never page HTML) to the writer and
-returns a small ``StepReport``: counters, the links it found for other shards' sites
-(routed by the driver) and whether its frontier is dry.
+the step's rows (pages, forms, frontier rows and state changes of the pages recorded;
+never page HTML) to the writer and returns a small ``StepReport``: counters, the links
+it found for other shards' sites (routed by the driver), whether its frontier is dry
+and how many fetches it carries over to its next step (they stay in flight meanwhile).
 
 The pipeline is unchanged: it writes into a ``ShardCatalogue`` (a catalogue whose
 commit hands its buffered rows to the outbox instead of a file), a ``ShardStore``
@@ -95,6 +95,7 @@ class StepReport:
     restarts: int = 0
     committed: int = 0  # the run's pages in the catalogue after this step's commit
     refilled: bool = False  # the dry rules of a ``refill`` step queued links
+    in_flight: int = 0  # fetches carried over to the next step (``Engine.run_slice``)
 
 
 class ShardCatalogue(Catalogue):
@@ -357,6 +358,7 @@ class ShardWorker:
 
     async def close(self) -> None:
         if self._open:
+            await self.engine.abandon_in_flight()
             await self.fetcher.__aexit__(None, None, None)
             self._open = False
 
@@ -393,7 +395,9 @@ class ShardWorker:
     async def step(self, allowance: int, inbox: Sequence[RoutedLink], at_page: int,
                    model: tuple[int, list[Any]], seconds: float,
                    refill: bool = False) -> StepReport:  # fmt: skip
-        """Crawl up to ``allowance`` pages for about ``seconds``; ship; report. With
+        """Crawl for about ``seconds``: record up to ``allowance`` pages, the fetches
+        carried over from the last step included (they count against it); ship what was
+        recorded; report, with the fetches carried over to the next step. With
         ``refill`` (every shard is dry) the dry rules act first (``CrawlPolicy.when_dry``)."""
         cpu0 = time.process_time()
         await self._ensure_open()
@@ -426,7 +430,7 @@ class ShardWorker:
         self.engine.attach(self.pipeline)
         return StepReport(self.shard, st.to_dict(), st.pages, self.store.take_routed(),
                           self.frontier.dry, len(self.frontier), time.process_time() - cpu0,
-                          self.restarts, committed, refilled)  # fmt: skip
+                          self.restarts, committed, refilled, self.engine.in_flight)  # fmt: skip
 
 
 class ShardEngine(Engine):
