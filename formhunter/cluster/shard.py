@@ -20,6 +20,7 @@ This module does not import Ray: the driver wraps ``ShardWorker`` as an actor.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 import zlib
@@ -40,6 +41,7 @@ from formhunter.frontier.policy import SiteBudget
 from formhunter.interfaces import LinkRecord, LinkScorer, PageOutcome, RoutesFirst
 from formhunter.model import Page
 from formhunter.pipeline import PathIndex, Pipeline
+from formhunter.runtime import gc_tuned
 from formhunter.schema import insert_arrow
 from formhunter.stats import CrawlStats
 from formhunter.strategies import get_strategy
@@ -350,9 +352,13 @@ class ShardWorker:
         add_seeds(frontier, mine)  # known seeds (a restart, a resume) are not added again
         self.model_version = 0
         self._open = False
+        self._gc = contextlib.ExitStack()
 
     async def _ensure_open(self) -> None:
         if not self._open:
+            # as a process's crawl loop: what set-up loaded (models, tables) is kept out
+            # of the collector's passes while the shard crawls
+            self._gc.enter_context(gc_tuned())
             await self.fetcher.__aenter__()
             self._open = True
 
@@ -360,6 +366,7 @@ class ShardWorker:
         if self._open:
             await self.engine.abandon_in_flight()
             await self.fetcher.__aexit__(None, None, None)
+            self._gc.close()
             self._open = False
 
     def receive(self, links: Sequence[RoutedLink], at_page: int) -> int:
