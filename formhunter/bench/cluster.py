@@ -167,7 +167,7 @@ def run_cluster_bench(plan: ClusterPlan, say: Callable[[str], None] = print) -> 
             "pages_per_cpu_s": st.pages / max(st.cpu_seconds + st.worker_cpu, 1e-9),
             "tree_cpu_s": clock.seconds,
             "pages_per_tree_cpu_s": st.pages / max(clock.seconds, 1e-9), "load": _load(),
-            "counters": _counters(st), **extra,
+            "stage_cpu_per_page_ms": _stage_cpu(st), "counters": _counters(st), **extra,
         })  # fmt: skip
         say(_row(fig["runs"][-1]))
         start_ray(max(plan.workers), None)
@@ -209,7 +209,8 @@ def run_cluster_bench(plan: ClusterPlan, say: Callable[[str], None] = print) -> 
                     "restarts": crawl.restarts, "killed_at_page": killed[0] if killed else None,
                     "end_reason": result.reason, "tree_cpu_s": clock.seconds,
                     "pages_per_tree_cpu_s": st.pages / max(clock.seconds, 1e-9),
-                    "load": _load(), "counters": _counters(st), **extra,
+                    "load": _load(), "stage_cpu_per_page_ms": _stage_cpu(st),
+                    "counters": _counters(st), **extra,
                 })  # fmt: skip
                 say(_row(fig["runs"][-1]))
         finally:
@@ -232,6 +233,12 @@ def _load() -> str:
         return Path("/proc/loadavg").read_text().split()[0]
     except OSError:
         return "-"
+
+
+def _stage_cpu(st: CrawlStats) -> dict[str, float]:
+    """CPU ms per page of each stage of the crawl loop (``CrawlStats.stage_cpu``; a
+    cluster's: every shard's, merged)."""
+    return {k: round(1000 * v / max(st.pages, 1), 3) for k, v in st.stage_cpu.items()}
 
 
 def _counters(st: CrawlStats) -> dict[str, int]:
@@ -270,6 +277,12 @@ def format_figures(fig: dict[str, Any]) -> str:
              f"load before: {fig['uptime_before']}", f"load after: {fig['uptime_after']}", "",
              "| " + " | ".join(_COLS) + " |", "|" + "---|" * len(_COLS)]  # fmt: skip
     lines += [_row(r) for r in fig["runs"]]
+    lines += ["", "CPU ms per page of each stage of the crawl loop (``stage_cpu``):", "",
+              "| stage | " + " | ".join(r["run"] for r in fig["runs"]) + " |",
+              "|" + "---|" * (len(fig["runs"]) + 1)]
+    stages = sorted({k for r in fig["runs"] for k in r.get("stage_cpu_per_page_ms", {})})
+    lines += [f"| {k} | " + " | ".join(str(r.get("stage_cpu_per_page_ms", {}).get(k, "-"))
+                                       for r in fig["runs"]) + " |" for k in stages]
     lines += ["", "counters and end reason of each run (same seeds):", "", format_counters(fig)]
     return "\n".join(lines)
 
