@@ -319,7 +319,8 @@ class ClusterCrawl:
         names = f"formhunter-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         writer: Any = ray.remote(CatalogueWriter).options(
             num_cpus=0, scheduling_strategy=here, name=f"{names}-writer").remote(
-                s.crawl.db, s.crawl.snapshot_every_seconds, s.crawl.db_memory_mb)
+                s.crawl.db, s.crawl.snapshot_every_seconds, s.crawl.db_memory_mb,
+                (s.crawl.commit_every_pages, s.crawl.commit_every_seconds))
         learner: Any = None
         try:
             try:
@@ -411,6 +412,7 @@ class ClusterCrawl:
             d.model = (version, refs)
         last_update = time.monotonic()
         stops, ends = stop_rules(self.settings), end_rules(self.settings)
+        latest: Any = None  # a ``learner.latest`` call in flight (never waited for)
         while True:
             stop = first_reason(stops, st)
             stopping = self._stop or stop
@@ -427,25 +429,36 @@ class ClusterCrawl:
                         continue
                     reason = first_reason(ends, st) or "exhausted"
                 if reason:
+                    if learner is not None:  # what it learnt from the last steps
+                        self._learnt(d, ray.get(learner.latest.remote()))
                     return reason
                 time.sleep(0.05)
                 continue
             done, _ = ray.wait(list(d.pending), num_returns=1, timeout=0.5)
             for ref in done:
                 d.returned(ref)
-            if learner is not None and done:
-                version, refs, faults, cpu = ray.get(learner.latest.remote())
-                self.learner_cpu = cpu
-                if faults:
-                    st.faults["learner"] = faults
-                if version > d.model[0]:
-                    self.learning_iterations += version - d.model[0]
-                    d.model = (version, refs)
-                    self._emit("learn")
+            # the learner's latest model, asked after a step and read once it answers:
+            # the steps go out meanwhile (the learner may be busy with outcomes)
+            if learner is not None and latest is None and done:
+                latest = learner.latest.remote()
+            if latest is not None and ray.wait([latest], timeout=0)[0]:
+                self._learnt(d, ray.get(latest))
+                latest = None
             if time.monotonic() - last_update >= 1.0:
                 st.learning_iterations = self.learning_iterations
                 writer.update_run.remote(**self._run_fields())
                 last_update = time.monotonic()
+
+    def _learnt(self, d: _Dispatch, latest: tuple[int, list[Any], int, float]) -> None:
+        """The learner actor's ``latest``: a new model goes out with the next steps."""
+        version, refs, faults, cpu = latest
+        self.learner_cpu = cpu
+        if faults:
+            self.stats.faults["learner"] = faults
+        if version > d.model[0]:
+            self.learning_iterations += version - d.model[0]
+            d.model = (version, refs)
+            self._emit("learn")
 
 
 class _Dispatch:

@@ -7,10 +7,12 @@ already has (a safety net: sites are owned by one shard), and commits them in on
 transaction: a step is committed whole or not at all. It also serves each shard
 its part of the catalogue when it (re)starts (``shard_state``), records the learner
 actor's iterations and the run's counters. As one process does at its commit points,
-it keeps a read snapshot of the file fresh (``catalogue.write_snapshot``, at most every
-``snapshot_every`` seconds, after a step's commit): ``formhunter serve`` and the
-driver's ``--ui`` page read it while the writer holds the file. This module does not
-import Ray.
+it keeps a read snapshot of the file fresh (``catalogue.write_snapshot``): after a
+step's commit that is a commit point of the run (``commit_every`` pages or seconds since
+the last, as ``[crawl] commit_every_pages``/``commit_every_seconds`` mark them in one
+process) and at least ``snapshot_every`` seconds after the last snapshot; ``formhunter
+serve`` and the driver's ``--ui`` page read it while the writer holds the file. This
+module does not import Ray.
 """
 
 from __future__ import annotations
@@ -33,12 +35,16 @@ log = logging.getLogger(__name__)
 
 class CatalogueWriter:
     """Writes one run of a cluster crawl into the catalogue at ``db`` (module doc);
-    ``snapshot_every``: seconds between read snapshots (0: none); ``memory_mb``: DuckDB's
-    memory limit (``[crawl] db_memory_mb``)."""
+    ``snapshot_every``: seconds between read snapshots (0: none), taken at the run's
+    commit points, ``commit_every`` (pages, seconds) apart (default: every step's);
+    ``memory_mb``: DuckDB's memory limit (``[crawl] db_memory_mb``)."""
 
-    def __init__(self, db: str, snapshot_every: float = 0.0, memory_mb: int = 0) -> None:
+    def __init__(self, db: str, snapshot_every: float = 0.0, memory_mb: int = 0,
+                 commit_every: tuple[int, float] = (1, 0.0)) -> None:  # fmt: skip
         self.cat = Catalogue(db, memory_mb=memory_mb)
         self.snapshot_every = snapshot_every
+        self.commit_every = commit_every
+        self._last_point = (0, time.monotonic())
         self.snapshots = 0
         self.snapshot_failures = 0
         self._last_snapshot = 0.0
@@ -140,7 +146,11 @@ class CatalogueWriter:
             raise
         self.pages += len(seq_map)
         self.writes += 1
-        self._snapshot()
+        pages_at, at = self._last_point
+        if (self.pages - pages_at >= self.commit_every[0]
+                or time.monotonic() - at >= self.commit_every[1]):  # fmt: skip
+            self._last_point = (self.pages, time.monotonic())
+            self._snapshot()
         self.seconds += time.perf_counter() - t0
         self.cpu_seconds += time.process_time() - c0
         return self.pages

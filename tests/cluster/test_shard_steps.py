@@ -1,7 +1,8 @@
 """A shard's steps without Ray: ``ShardWorker`` over a real ``CatalogueWriter`` file and
 the loopback simulated web (slow pages wait 0.3 s). Fetches in flight at a step's end
 carry over to the next step: the step returns at its time slice, never waiting for a
-slow page, and the pages recorded plus those carried never exceed an allowance."""
+slow page, and the pages recorded plus those carried never exceed an allowance. The
+writer keeps the read snapshot at the run's commit points, as one process does."""
 
 from __future__ import annotations
 
@@ -29,7 +30,8 @@ def test_fetches_in_flight_carry_over_to_the_next_step(simweb_proxy: ProxyHandle
         "fetch": {"proxy": simweb_proxy.url, "min_delay": 0.0, "concurrency": 16,
                   "retries": 0, "read_timeout": 2.0, "total_timeout": 5.0},
     })  # fmt: skip
-    writer = CatalogueWriter(str(db))
+    # a snapshot is due at every commit (0.001 s), the commit points 30 pages apart
+    writer = CatalogueWriter(str(db), 0.001, commit_every=(30, 1000.0))
     seeds = simweb_proxy.web.seeds("hotel", 5)
     run_id, _, _, seeds = writer.open_run(domain="hotel", strategy="bfs", max_pages=BUDGET,
                                           config=settings.to_dict(), seeds=seeds,
@@ -62,6 +64,8 @@ def test_fetches_in_flight_carry_over_to_the_next_step(simweb_proxy: ProxyHandle
         return steps
 
     steps = asyncio.run(crawl())
+    # the one when the run opened, then at most one per 30 pages (60: one or two)
+    assert writer.snapshots in (2, 3) and writer.writes > 3, writer.cost()
     writer.close()
     # steps ended with fetches in flight (slow pages among them), and no step waited
     # for a slow page beyond its slice (0.05 s; 0.3 s slow pages; generous for load)
