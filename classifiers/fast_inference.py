@@ -44,7 +44,7 @@ from sklearn.utils.sparsefuncs_fast import (
 )
 
 from classifiers.form_features import FormStructure, FormText, HostWords, SiteKeywords
-from classifiers.linear_inference import calibrated_proba
+from classifiers.linear_inference import calibrated_proba, weigh_terms
 
 __all__ = ["Checked", "compile_proba", "compile_transform"]
 
@@ -75,13 +75,7 @@ def _tfidf(vec: TfidfVectorizer) -> Fn | None:
         if isinstance(docs, str):
             raise ValueError("Iterable over raw text documents expected, string object received.")
         _, X = vec._count_vocab(docs, fixed_vocab=True)
-        if binary:
-            X.data.fill(1)
-        if sublinear:
-            np.log(X.data, X.data)
-            X.data += 1.0
-        if idf is not None:
-            X.data *= idf[X.indices]
+        weigh_terms(X, binary=binary, sublinear=sublinear, idf=idf)
         if norm is not None:
             norm(X)
         return X

@@ -48,7 +48,7 @@ from classifiers.text import stem_terms, stop_words
 
 __all__ = ["FILE", "FORMAT", "VERSION", "ContextScorer", "FormScorer", "build",
            "calibrated_proba", "count_terms", "l2_normalize_rows", "load_scorer",
-           "read_inference", "runtime_versions"]  # fmt: skip
+           "read_inference", "runtime_versions", "weigh_terms"]  # fmt: skip
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +93,19 @@ def l2_normalize_rows(X: sparse.csr_matrix) -> None:
         if total == 0.0:
             continue
         data[a:b] = row / np.sqrt(total)
+
+
+def weigh_terms(X: sparse.csr_matrix, *, binary: bool, sublinear: bool,
+                idf: np.ndarray | None) -> None:
+    """Term counts ``X`` weighed in place as scikit-learn's TfidfTransformer does before
+    its norm: 1 for any count (``binary``), 1 + log(count) (``sublinear``), times ``idf``."""
+    if binary:
+        X.data.fill(1)
+    if sublinear:
+        np.log(X.data, X.data)
+        X.data += 1.0
+    if idf is not None:
+        X.data *= idf[X.indices]
 
 
 def _word_ngrams(tokens: list[str], lo: int, hi: int) -> list[str]:
@@ -192,13 +205,7 @@ def _tfidf(node: dict[str, Any], arr: _Arrays) -> Fn:
              np.asarray(indptr, dtype=index)),
             shape=(len(indptr) - 1, len(vocab)), dtype=dtype)  # fmt: skip
         X.sort_indices()
-        if binary:
-            X.data.fill(1)
-        if sublinear:
-            np.log(X.data, X.data)
-            X.data += 1.0
-        if idf is not None:
-            X.data *= idf[X.indices]
+        weigh_terms(X, binary=binary, sublinear=sublinear, idf=idf)
         if norm == "l2":
             l2_normalize_rows(X)
         return X

@@ -19,6 +19,7 @@ import numpy as np
 
 from classifiers.context import SHARED_ANALYZERS
 from classifiers.fast_inference import Checked, compile_proba
+from classifiers.linear_inference import weigh_terms
 from classifiers.page_classifier import (
     PageTopicClassifier,
     load_page_classifier,
@@ -165,11 +166,7 @@ def _score(part: tuple[Any, ...], terms: list[list[str]]) -> np.ndarray:
          np.asarray(indptr, dtype=np.int32)),
         shape=(len(terms), len(vocab)), dtype=dtype,
     )  # fmt: skip
-    if sublinear:
-        np.log(X.data, X.data)
-        X.data += 1.0
-    if idf is not None:
-        X.data *= idf[X.indices]
+    weigh_terms(X, binary=False, sublinear=sublinear, idf=idf)
     if norm == "l2":
         inplace_csr_row_normalize_l2(X)
     elif norm == "l1":
