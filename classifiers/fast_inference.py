@@ -44,7 +44,7 @@ from sklearn.utils.sparsefuncs_fast import (
 )
 
 from classifiers.form_features import FormStructure, FormText, HostWords, SiteKeywords
-from classifiers.linear_inference import calibrated_proba, weigh_terms
+from classifiers.linear_inference import calibrated_proba, union_of, weigh_terms
 
 __all__ = ["Checked", "compile_proba", "compile_transform"]
 
@@ -140,15 +140,7 @@ def compile_transform(t: Any) -> Fn | None:
             parts.append((f, weights.get(name)))
         if not parts:
             return None
-
-        def union(X: Any) -> Any:
-            # FeatureUnion.transform: each part (times its weight), then _hstack
-            Xs = [f(X) if w is None else f(X) * w for f, w in parts]
-            if any(sparse.issparse(x) for x in Xs):
-                return sparse.hstack(Xs).tocsr()
-            return np.concatenate(Xs, axis=1)
-
-        return union
+        return union_of(parts)
     return None
 
 

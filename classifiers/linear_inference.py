@@ -48,7 +48,7 @@ from classifiers.text import stem_terms, stop_words
 
 __all__ = ["FILE", "FORMAT", "VERSION", "ContextScorer", "FormScorer", "build",
            "calibrated_proba", "count_terms", "l2_normalize_rows", "load_scorer",
-           "read_inference", "runtime_versions", "weigh_terms"]  # fmt: skip
+           "read_inference", "runtime_versions", "union_of", "weigh_terms"]  # fmt: skip
 
 log = logging.getLogger(__name__)
 
@@ -106,6 +106,18 @@ def weigh_terms(X: sparse.csr_matrix, *, binary: bool, sublinear: bool,
         X.data += 1.0
     if idf is not None:
         X.data *= idf[X.indices]
+
+
+def union_of(parts: list[tuple[Fn, float | None]]) -> Fn:
+    """scikit-learn's FeatureUnion.transform: each part (times its weight), side by side."""
+
+    def union(X: Any) -> Any:
+        Xs = [f(X) if w is None else f(X) * w for f, w in parts]
+        if any(sparse.issparse(x) for x in Xs):
+            return sparse.hstack(Xs).tocsr()
+        return np.concatenate(Xs, axis=1)
+
+    return union
 
 
 def _word_ngrams(tokens: list[str], lo: int, hi: int) -> list[str]:
@@ -254,13 +266,7 @@ def _transform(node: dict[str, Any], arr: _Arrays) -> Fn:
     if kind == "union":
         parts = [(_transform(p["node"], arr), p["weight"]) for p in node["parts"]]
 
-        def union(X: Any) -> Any:
-            Xs = [f(X) if w is None else f(X) * w for f, w in parts]
-            if any(sparse.issparse(x) for x in Xs):
-                return sparse.hstack(Xs).tocsr()
-            return np.concatenate(Xs, axis=1)
-
-        return union
+        return union_of(parts)
     raise ModelError(f"unknown inference step {kind!r}")
 
 
